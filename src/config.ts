@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+/**
+ * Service configuration, parsed once from the environment at start-up.
+ * Nothing else in the code base reads `process.env`: every module receives the parsed {@link Config}.
+ */
+export const configSchema = z.object({
+  /** TCP port of the HTTP server; 0 picks a free port (tests). */
+  PORT: z.coerce.number().int().min(0).max(65_535).default(4000),
+  /** Interface to listen on. */
+  HOST: z.string().min(1).default('127.0.0.1'),
+  /** SQLite database file path, or `:memory:`. */
+  DATABASE_URL: z.string().min(1).default('./data/gateway.db'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  /**
+   * Secret that signs the `sse_jwt` (HS256). When absent, one is generated on first start and
+   * persisted in the database, so tokens stay valid across restarts.
+   */
+  TOKEN_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** Gathering tasks run at once by the in-process worker pool. */
+  GATHERING_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /** How long a claimed gathering task stays leased before another worker may reclaim it. */
+  GATHERING_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  /** Attempts per gathering task before it ends as failed. */
+  GATHERING_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
+  /**
+   * Multiplier on the simulated latency of catalogue sources (1 = as the catalogue declares it,
+   * 0 = answer at once). Lets tests and demos run fast without changing the catalogue data.
+   */
+  SOURCE_LATENCY_SCALE: z.coerce.number().min(0).max(100).default(1),
+  /** Seed a demo instance with the NL demo catalogue when the database has no instance yet. */
+  SEED_DEMO: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((value) => value === 'true' || value === '1'),
+});
+
+/** The parsed configuration. */
+export type Config = z.infer<typeof configSchema>;
+
+/** Thrown when the environment holds an invalid value; the message names every offending variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/**
+ * Parses the configuration from an environment map (normally `process.env`).
+ * Empty strings count as unset, so `PORT= npm start` uses the default.
+ *
+ * @throws {ConfigError} naming each invalid variable and why.
+ */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const result = configSchema.safeParse(present);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  return result.data;
+}

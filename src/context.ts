@@ -1,0 +1,39 @@
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { Db } from './db/client.js';
+import type { EventBus } from './events.js';
+import type { Logger } from './logger.js';
+
+/** Roles a user of an instance can hold (DESIGN.md, "Auth"). */
+export const roles = ['instance_admin', 'connectivity_check'] as const;
+export type Role = (typeof roles)[number];
+
+/** The authenticated caller: one user of one instance. */
+export interface Viewer {
+  instanceId: string;
+  userId: string;
+  roles: readonly Role[];
+}
+
+/** Long-lived services shared by every request, the worker and the CLI. */
+export interface Services {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  clock: Clock;
+  events: EventBus;
+  /** HS256 key for the `sse_jwt`. */
+  signingKey: Uint8Array;
+  /** Tells the gathering worker that new tasks are waiting (no-op where no worker runs, e.g. the CLI). */
+  wakeGathering(): void;
+}
+
+/** What every domain operation receives: the services plus the caller, when authenticated. */
+export interface Context extends Services {
+  viewer: Viewer | null;
+}
+
+/** The one way to build a {@link Context}, for HTTP, WebSocket, REST, the worker and tests. */
+export function createContext(services: Services, viewer: Viewer | null): Context {
+  return { ...services, viewer };
+}

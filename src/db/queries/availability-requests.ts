@@ -1,0 +1,214 @@
+import { and, asc, desc, eq, gt, lt, or, sql } from 'drizzle-orm';
+import { newId } from '../../ids.js';
+import type { Db } from '../client.js';
+import {
+  addresses,
+  availabilityRequestProducts,
+  availabilityRequests,
+  gatheringTasks,
+  type StoredFilters,
+  sources,
+} from '../schema/index.js';
+
+/** An address row. */
+export type AddressRow = typeof addresses.$inferSelect;
+/** An availability-request row. */
+export type AvailabilityRequestRow = typeof availabilityRequests.$inferSelect;
+/** A gathered product row. */
+export type ProductRow = typeof availabilityRequestProducts.$inferSelect;
+
+/** A request with its address, as every read returns it. */
+export interface AvailabilityRequestRecord {
+  request: AvailabilityRequestRow;
+  address: AddressRow;
+}
+
+/** The address part of a new request, already normalised and geocoded. */
+export type NewAddress = Omit<AddressRow, 'id' | 'instanceId' | 'createdAt' | 'updatedAt'>;
+
+/** One element of a validated batch: its address, filters, attachments and the sources that match it. */
+export interface NewAvailabilityRequest {
+  address: NewAddress;
+  filters: StoredFilters;
+  customerId: string | null;
+  projectId: string | null;
+  sourceIds: string[];
+}
+
+/**
+ * Creates a batch of availability requests with their addresses and one queued gathering task per
+ * matching source, all in one transaction: either every element is written or none.
+ * A request with no matching source is created `completed` (DESIGN.md, "Status").
+ *
+ * @returns the created records, in the order of `requests`.
+ */
+export async function insertAvailabilityRequests(
+  db: Db,
+  input: { instanceId: string; userId: string | null; now: Date; requests: NewAvailabilityRequest[] },
+): Promise<AvailabilityRequestRecord[]> {
+  const { instanceId, now } = input;
+  const stamps = { createdAt: now, updatedAt: now };
+  return db.transaction(
+    (tx) =>
+      input.requests.map((element) => {
+        const address: AddressRow = { id: newId('address'), instanceId, ...element.address, ...stamps };
+        tx.insert(addresses).values(address).run();
+        const request: AvailabilityRequestRow = {
+          id: newId('availabilityRequest'),
+          instanceId,
+          addressId: address.id,
+          createdByUserId: input.userId,
+          customerId: element.customerId,
+          projectId: element.projectId,
+          filters: element.filters,
+          status: element.sourceIds.length === 0 ? 'completed' : 'pending',
+          sourcesTotal: element.sourceIds.length,
+          sourcesFinished: 0,
+          ...stamps,
+        };
+        tx.insert(availabilityRequests).values(request).run();
+        if (element.sourceIds.length > 0) {
+          tx.insert(gatheringTasks)
+            .values(
+              element.sourceIds.map((sourceId) => ({
+                id: newId('gatheringTask'),
+                instanceId,
+                availabilityRequestId: request.id,
+                sourceId,
+                status: 'queued' as const,
+                availableAt: now,
+                ...stamps,
+              })),
+            )
+            .run();
+        }
+        return { request, address };
+      }),
+    { behavior: 'immediate' },
+  );
+}
+
+const recordColumns = { request: availabilityRequests, address: addresses };
+
+/** One request of an instance by id, or undefined (also for another instance's id). */
+export async function findAvailabilityRequest(
+  db: Db,
+  instanceId: string,
+  id: string,
+): Promise<AvailabilityRequestRecord | undefined> {
+  return db
+    .select(recordColumns)
+    .from(availabilityRequests)
+    .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId))
+    .where(and(eq(availabilityRequests.instanceId, instanceId), eq(availabilityRequests.id, id)))
+    .get();
+}
+
+/** Number of requests of an instance. */
+export async function countAvailabilityRequests(db: Db, instanceId: string): Promise<number> {
+  return db.$count(availabilityRequests, eq(availabilityRequests.instanceId, instanceId));
+}
+
+/** A page of an instance's requests, newest first, ties broken by id (so pages never overlap). */
+export async function listAvailabilityRequestsPage(
+  db: Db,
+  instanceId: string,
+  page: { offset: number; limit: number },
+): Promise<AvailabilityRequestRecord[]> {
+  return db
+    .select(recordColumns)
+    .from(availabilityRequests)
+    .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId))
+    .where(eq(availabilityRequests.instanceId, instanceId))
+    .orderBy(desc(availabilityRequests.createdAt), desc(availabilityRequests.id))
+    .limit(page.limit)
+    .offset(page.offset)
+    .all();
+}
+
+/** A position in the newest-first order of requests: creation time and id. */
+export interface RequestPosition {
+  createdAt: Date;
+  id: string;
+}
+
+/**
+ * Keyset slice of an instance's requests in newest-first order, for cursor connections.
+ * `direction: 'older'` returns up to `limit` requests strictly after `from` in that order (older ones);
+ * `'newer'` returns up to `limit` strictly before it, nearest first.
+ */
+export async function sliceAvailabilityRequests(
+  db: Db,
+  instanceId: string,
+  slice: { from: RequestPosition | null; direction: 'older' | 'newer'; limit: number },
+): Promise<AvailabilityRequestRecord[]> {
+  const { from, direction } = slice;
+  const t = availabilityRequests;
+  const bound =
+    from === null
+      ? undefined
+      : direction === 'older'
+        ? or(lt(t.createdAt, from.createdAt), and(eq(t.createdAt, from.createdAt), lt(t.id, from.id)))
+        : or(gt(t.createdAt, from.createdAt), and(eq(t.createdAt, from.createdAt), gt(t.id, from.id)));
+  const order = direction === 'older' ? [desc(t.createdAt), desc(t.id)] : [asc(t.createdAt), asc(t.id)];
+  return db
+    .select(recordColumns)
+    .from(t)
+    .innerJoin(addresses, eq(addresses.id, t.addressId))
+    .where(and(eq(t.instanceId, instanceId), bound))
+    .orderBy(...order)
+    .limit(slice.limit)
+    .all();
+}
+
+/** The products gathered for a request, in a stable order (network, technology, bandwidth, term). */
+export async function listRequestProducts(db: Db, instanceId: string, requestId: string): Promise<ProductRow[]> {
+  const p = availabilityRequestProducts;
+  return db
+    .select()
+    .from(p)
+    .where(and(eq(p.instanceId, instanceId), eq(p.availabilityRequestId, requestId)))
+    .orderBy(
+      asc(p.network),
+      asc(p.technologyType),
+      asc(p.connectionType),
+      asc(p.downloadKbps),
+      asc(p.uploadKbps),
+      asc(p.contractTermMonths),
+      asc(p.id),
+    )
+    .all();
+}
+
+/** Outcome of one source for one request, for the single-request view. */
+export interface SourceOutcome {
+  sourceId: string;
+  sourceName: string;
+  network: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  attempts: number;
+  errorCode: string | null;
+  errorMessage: string | null;
+  productCount: number;
+}
+
+/** Per-source outcomes of a request's gathering tasks. */
+export async function listSourceOutcomes(db: Db, instanceId: string, requestId: string): Promise<SourceOutcome[]> {
+  const t = gatheringTasks;
+  return db
+    .select({
+      sourceId: t.sourceId,
+      sourceName: sources.name,
+      network: sources.network,
+      status: t.status,
+      attempts: t.attempts,
+      errorCode: t.errorCode,
+      errorMessage: t.errorMessage,
+      productCount: sql<number>`(select count(*) from ${availabilityRequestProducts} where ${availabilityRequestProducts.gatheringTaskId} = ${t.id})`,
+    })
+    .from(t)
+    .innerJoin(sources, eq(sources.id, t.sourceId))
+    .where(and(eq(t.instanceId, instanceId), eq(t.availabilityRequestId, requestId)))
+    .orderBy(asc(sources.network), asc(sources.name))
+    .all();
+}

@@ -1,0 +1,239 @@
+import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import type { CatalogFile } from '../../gathering/sources/catalog-file.js';
+import { newId } from '../../ids.js';
+import type { Db } from '../client.js';
+import {
+  catalogAreaCities,
+  catalogAreaPostalCodeRanges,
+  catalogAreas,
+  catalogOffers,
+  type SourceType,
+  sources,
+} from '../schema/index.js';
+
+/** A source row. */
+export type SourceRow = typeof sources.$inferSelect;
+
+/**
+ * Imports a catalogue file into an instance: its sources (type `catalog`), areas and offers, in one
+ * transaction. Sources and areas whose key already exists in the instance are rejected by the unique
+ * indexes, so a failed import writes nothing.
+ *
+ * @returns counts of what was written.
+ */
+export async function importCatalog(
+  db: Db,
+  instanceId: string,
+  catalog: CatalogFile,
+  now: Date,
+): Promise<{ sources: number; areas: number; offers: number }> {
+  return db.transaction(
+    (tx) => {
+      const sourceIds = new Map<string, string>();
+      for (const source of catalog.sources) {
+        const id = newId('source');
+        sourceIds.set(source.key, id);
+        tx.insert(sources)
+          .values({
+            id,
+            instanceId,
+            key: source.key,
+            name: source.name,
+            network: source.network,
+            type: 'catalog' satisfies SourceType,
+            countryCodes: [catalog.country_code],
+            latencyMinMs: source.latency_ms.min,
+            latencyMaxMs: source.latency_ms.max,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .run();
+      }
+      const areaIds = new Map<string, string>();
+      catalog.areas.forEach((area, position) => {
+        const areaId = newId('catalogArea');
+        areaIds.set(area.key, areaId);
+        tx.insert(catalogAreas)
+          .values({ id: areaId, instanceId, key: area.key, name: area.name, countryCode: catalog.country_code, position })
+          .run();
+        for (const [fromPrefix, toPrefix] of area.postal_code_ranges) {
+          tx.insert(catalogAreaPostalCodeRanges).values({ areaId, fromPrefix, toPrefix }).run();
+        }
+        for (const city of area.cities) {
+          tx.insert(catalogAreaCities).values({ areaId, cityLower: city.toLowerCase() }).run();
+        }
+      });
+      const offerRows: (typeof catalogOffers.$inferInsert)[] = [];
+      for (const offer of catalog.offers) {
+        const sourceId = sourceIds.get(offer.source);
+        if (!sourceId) throw new Error(`unknown source ${offer.source}`);
+        const offerAreas = offer.areas === '*' ? [null] : offer.areas.map((key) => areaIds.get(key) ?? null);
+        for (const areaId of offerAreas) {
+          for (const [term, price] of Object.entries(offer.prices)) {
+            offerRows.push({
+              id: newId('catalogOffer'),
+              instanceId,
+              sourceId,
+              areaId,
+              technologyType: offer.technology_type,
+              connectionType: offer.connection_type,
+              downloadKbps: offer.bandwidth.download,
+              uploadKbps: offer.bandwidth.upload,
+              contractTermMonths: Number(term),
+              purchaseMrcMinor: price.mrc,
+              purchaseNrcMinor: price.nrc,
+              currency: catalog.currency,
+              createdAt: now,
+            });
+          }
+        }
+      }
+      // Multi-row inserts: one statement per chunk instead of per row (well under SQLite's variable limit).
+      for (let start = 0; start < offerRows.length; start += 500) {
+        tx.insert(catalogOffers)
+          .values(offerRows.slice(start, start + 500))
+          .run();
+      }
+      const offers = offerRows.length;
+      return { sources: catalog.sources.length, areas: catalog.areas.length, offers };
+    },
+    { behavior: 'immediate' },
+  );
+}
+
+/** Enabled sources of an instance that answer for a country, ordered by network then name. */
+export async function listEnabledSources(db: Db, instanceId: string, countryCode: string): Promise<SourceRow[]> {
+  return db
+    .select()
+    .from(sources)
+    .where(
+      and(
+        eq(sources.instanceId, instanceId),
+        eq(sources.enabled, true),
+        sql`exists (select 1 from json_each(${sources.countryCodes}) where value = ${countryCode})`,
+      ),
+    )
+    .orderBy(asc(sources.network), asc(sources.name))
+    .all();
+}
+
+/** A source by id within an instance. */
+export async function findSource(db: Db, instanceId: string, sourceId: string): Promise<SourceRow | undefined> {
+  return db
+    .select()
+    .from(sources)
+    .where(and(eq(sources.instanceId, instanceId), eq(sources.id, sourceId)))
+    .get();
+}
+
+/** Distinct values the catalogue offers through the given sources, for the options endpoint. */
+export interface CatalogValueSets {
+  technologyTypes: string[];
+  connectionTypes: string[];
+  bandwidths: { download: number; upload: number }[];
+  contractTerms: number[];
+}
+
+/** The distinct technology types, connection types, bandwidths and terms offered by the given sources. */
+export async function catalogValueSets(db: Db, sourceIds: string[]): Promise<CatalogValueSets> {
+  if (sourceIds.length === 0) return { technologyTypes: [], connectionTypes: [], bandwidths: [], contractTerms: [] };
+  const where = inArray(catalogOffers.sourceId, sourceIds);
+  const technologyTypes = db
+    .selectDistinct({ value: catalogOffers.technologyType })
+    .from(catalogOffers)
+    .where(where)
+    .orderBy(asc(catalogOffers.technologyType))
+    .all();
+  const connectionTypes = db
+    .selectDistinct({ value: catalogOffers.connectionType })
+    .from(catalogOffers)
+    .where(where)
+    .orderBy(asc(catalogOffers.connectionType))
+    .all();
+  const bandwidths = db
+    .selectDistinct({ download: catalogOffers.downloadKbps, upload: catalogOffers.uploadKbps })
+    .from(catalogOffers)
+    .where(where)
+    .orderBy(asc(catalogOffers.downloadKbps), asc(catalogOffers.uploadKbps))
+    .all();
+  const contractTerms = db
+    .selectDistinct({ value: catalogOffers.contractTermMonths })
+    .from(catalogOffers)
+    .where(where)
+    .orderBy(asc(catalogOffers.contractTermMonths))
+    .all();
+  return {
+    technologyTypes: technologyTypes.map((row) => row.value),
+    connectionTypes: connectionTypes.map((row) => row.value),
+    bandwidths,
+    contractTerms: contractTerms.map((row) => row.value),
+  };
+}
+
+/**
+ * Ids of the catalogue areas of an instance that cover an address: by postal-code prefix range when the
+ * address has a postal code, otherwise the first area (in catalogue order) listing its city.
+ */
+export async function coveringAreaIds(
+  db: Db,
+  instanceId: string,
+  address: { countryCode: string; postalCode: string; city: string },
+): Promise<string[]> {
+  if (address.postalCode !== '') {
+    const rows = db
+      .selectDistinct({ id: catalogAreas.id })
+      .from(catalogAreas)
+      .innerJoin(catalogAreaPostalCodeRanges, eq(catalogAreaPostalCodeRanges.areaId, catalogAreas.id))
+      .where(
+        and(
+          eq(catalogAreas.instanceId, instanceId),
+          eq(catalogAreas.countryCode, address.countryCode),
+          sql`substr(${address.postalCode}, 1, length(${catalogAreaPostalCodeRanges.fromPrefix})) between ${catalogAreaPostalCodeRanges.fromPrefix} and ${catalogAreaPostalCodeRanges.toPrefix}`,
+        ),
+      )
+      .all();
+    return rows.map((row) => row.id);
+  }
+  if (address.city === '') return [];
+  const first = db
+    .select({ id: catalogAreas.id })
+    .from(catalogAreas)
+    .innerJoin(catalogAreaCities, eq(catalogAreaCities.areaId, catalogAreas.id))
+    .where(
+      and(
+        eq(catalogAreas.instanceId, instanceId),
+        eq(catalogAreas.countryCode, address.countryCode),
+        eq(catalogAreaCities.cityLower, address.city.toLowerCase()),
+      ),
+    )
+    .orderBy(asc(catalogAreas.position))
+    .limit(1)
+    .get();
+  return first ? [first.id] : [];
+}
+
+/** A catalogue offer as the catalog source returns it. */
+export type CatalogOfferRow = typeof catalogOffers.$inferSelect;
+
+/** The offers of one source that are nationwide or in one of the given areas, in a stable order. */
+export async function listSourceOffers(db: Db, sourceId: string, areaIds: string[]): Promise<CatalogOfferRow[]> {
+  return db
+    .select()
+    .from(catalogOffers)
+    .where(
+      and(
+        eq(catalogOffers.sourceId, sourceId),
+        areaIds.length > 0
+          ? or(isNull(catalogOffers.areaId), inArray(catalogOffers.areaId, areaIds))
+          : isNull(catalogOffers.areaId),
+      ),
+    )
+    .orderBy(
+      asc(catalogOffers.technologyType),
+      asc(catalogOffers.connectionType),
+      asc(catalogOffers.downloadKbps),
+      asc(catalogOffers.uploadKbps),
+      asc(catalogOffers.contractTermMonths),
+    )
+    .all();
+}

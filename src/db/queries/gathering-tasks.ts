@@ -1,0 +1,260 @@
+import { and, eq, inArray, lte, or, sql } from 'drizzle-orm';
+import { newId } from '../../ids.js';
+import type { Db } from '../client.js';
+import {
+  addresses,
+  availabilityRequestProducts,
+  availabilityRequests,
+  gatheringTasks,
+  sources,
+} from '../schema/index.js';
+import type { AddressRow, AvailabilityRequestRow, ProductRow } from './availability-requests.js';
+import type { SourceRow } from './catalog.js';
+
+/** A task this worker holds the lease of, with everything a source adapter needs. */
+export interface ClaimedTask {
+  taskId: string;
+  attempts: number;
+  source: SourceRow;
+  request: AvailabilityRequestRow;
+  address: AddressRow;
+}
+
+/** A request whose status or progress a task operation changed (to publish as an event). */
+export interface ChangedRequest {
+  instanceId: string;
+  availabilityRequestId: string;
+}
+
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+/** Counts one more finished source on a request; completes it when every matching source finished. */
+function finishSource(tx: Tx, requestId: string, now: Date): void {
+  tx.update(availabilityRequests)
+    .set({
+      sourcesFinished: sql`min(${availabilityRequests.sourcesFinished} + 1, ${availabilityRequests.sourcesTotal})`,
+      status: sql`case when ${availabilityRequests.sourcesFinished} + 1 >= ${availabilityRequests.sourcesTotal} then 'completed' else 'in_progress' end`,
+      updatedAt: now,
+    })
+    .where(eq(availabilityRequests.id, requestId))
+    .run();
+}
+
+/**
+ * Claims up to `limit` runnable tasks for `owner` with a lease until `now + leaseMs`, in one transaction.
+ * Runnable: queued and due, or running with an expired lease (its worker died). A task whose lease
+ * expired after its last allowed attempt ends as failed instead, so a task that keeps killing its worker
+ * cannot loop forever. Requests of claimed tasks move from `pending` to `in_progress`.
+ */
+export async function claimTasks(
+  db: Db,
+  input: { owner: string; now: Date; leaseMs: number; limit: number; maxAttempts: number },
+): Promise<{ claimed: ClaimedTask[]; changed: ChangedRequest[] }> {
+  const { now } = input;
+  const t = gatheringTasks;
+  return db.transaction(
+    (tx) => {
+      const changed: ChangedRequest[] = [];
+      const expired = and(eq(t.status, 'running'), lte(t.leaseExpiresAt, now));
+      const exhausted = tx
+        .update(t)
+        .set({
+          status: 'failed',
+          leaseOwner: null,
+          leaseExpiresAt: null,
+          errorCode: 'LEASE_EXPIRED',
+          errorMessage: 'The worker running this source stopped responding too often.',
+          finishedAt: now,
+          updatedAt: now,
+        })
+        .where(and(expired, sql`${t.attempts} >= ${input.maxAttempts}`))
+        .returning({ instanceId: t.instanceId, availabilityRequestId: t.availabilityRequestId })
+        .all();
+      for (const row of exhausted) {
+        finishSource(tx, row.availabilityRequestId, now);
+        changed.push(row);
+      }
+      if (input.limit <= 0) return { claimed: [], changed };
+      const candidates = tx
+        .select({ id: t.id })
+        .from(t)
+        .where(or(and(eq(t.status, 'queued'), lte(t.availableAt, now)), expired))
+        .orderBy(t.availableAt, t.id)
+        .limit(input.limit)
+        .all()
+        .map((row) => row.id);
+      if (candidates.length === 0) return { claimed: [], changed };
+      tx.update(t)
+        .set({
+          status: 'running',
+          leaseOwner: input.owner,
+          leaseExpiresAt: new Date(now.getTime() + input.leaseMs),
+          attempts: sql`${t.attempts} + 1`,
+          updatedAt: now,
+        })
+        .where(inArray(t.id, candidates))
+        .run();
+      const rows = tx
+        .select({ task: t, source: sources, request: availabilityRequests, address: addresses })
+        .from(t)
+        .innerJoin(sources, eq(sources.id, t.sourceId))
+        .innerJoin(availabilityRequests, eq(availabilityRequests.id, t.availabilityRequestId))
+        .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId))
+        .where(inArray(t.id, candidates))
+        .all();
+      const started = tx
+        .update(availabilityRequests)
+        .set({ status: 'in_progress', updatedAt: now })
+        .where(
+          and(
+            eq(availabilityRequests.status, 'pending'),
+            inArray(
+              availabilityRequests.id,
+              rows.map((row) => row.request.id),
+            ),
+          ),
+        )
+        .returning({ instanceId: availabilityRequests.instanceId, availabilityRequestId: availabilityRequests.id })
+        .all();
+      changed.push(...started);
+      const claimed = rows.map((row) => ({
+        taskId: row.task.id,
+        attempts: row.task.attempts,
+        source: row.source,
+        request: row.request,
+        address: row.address,
+      }));
+      return { claimed, changed };
+    },
+    { behavior: 'immediate' },
+  );
+}
+
+/** A gathered offer as the engine stores it: prices in minor units. */
+export type GatheredProduct = Omit<
+  ProductRow,
+  'id' | 'instanceId' | 'availabilityRequestId' | 'gatheringTaskId' | 'sourceId' | 'createdAt'
+>;
+
+/** Lease fence: the task is still running and still leased to `owner`. */
+function heldBy(taskId: string, owner: string) {
+  return and(eq(gatheringTasks.id, taskId), eq(gatheringTasks.leaseOwner, owner), eq(gatheringTasks.status, 'running'));
+}
+
+/**
+ * Stores a task's products and marks it succeeded, in one transaction, only while `owner` still holds
+ * its lease. A worker whose lease was taken over writes nothing, which is what keeps products from
+ * being stored twice after a crash or restart.
+ *
+ * @returns the changed request, or null when the lease was lost.
+ */
+export async function completeTask(
+  db: Db,
+  input: { taskId: string; owner: string; now: Date; products: GatheredProduct[] },
+): Promise<ChangedRequest | null> {
+  const { now } = input;
+  return db.transaction(
+    (tx) => {
+      const task = tx
+        .update(gatheringTasks)
+        .set({
+          status: 'succeeded',
+          leaseOwner: null,
+          leaseExpiresAt: null,
+          errorCode: null,
+          errorMessage: null,
+          finishedAt: now,
+          updatedAt: now,
+        })
+        .where(heldBy(input.taskId, input.owner))
+        .returning()
+        .get();
+      if (!task) return null;
+      if (input.products.length > 0) {
+        tx.insert(availabilityRequestProducts)
+          .values(
+            input.products.map((product) => ({
+              ...product,
+              id: newId('availabilityRequestProduct'),
+              instanceId: task.instanceId,
+              availabilityRequestId: task.availabilityRequestId,
+              gatheringTaskId: task.id,
+              sourceId: task.sourceId,
+              createdAt: now,
+            })),
+          )
+          .run();
+      }
+      finishSource(tx, task.availabilityRequestId, now);
+      return { instanceId: task.instanceId, availabilityRequestId: task.availabilityRequestId };
+    },
+    { behavior: 'immediate' },
+  );
+}
+
+/**
+ * Records a failed attempt. With `retryAt` the task goes back to the queue until then; without it the
+ * task ends as failed and counts as a finished source (its error stays visible on the request).
+ *
+ * @returns the changed request when the task ended, else null (also when the lease was lost).
+ */
+export async function failTaskAttempt(
+  db: Db,
+  input: { taskId: string; owner: string; now: Date; code: string; message: string; retryAt: Date | null },
+): Promise<ChangedRequest | null> {
+  const { now } = input;
+  return db.transaction(
+    (tx) => {
+      const error = { errorCode: input.code, errorMessage: input.message, leaseOwner: null, leaseExpiresAt: null };
+      if (input.retryAt) {
+        tx.update(gatheringTasks)
+          .set({ ...error, status: 'queued', availableAt: input.retryAt, updatedAt: now })
+          .where(heldBy(input.taskId, input.owner))
+          .run();
+        return null;
+      }
+      const task = tx
+        .update(gatheringTasks)
+        .set({ ...error, status: 'failed', finishedAt: now, updatedAt: now })
+        .where(heldBy(input.taskId, input.owner))
+        .returning()
+        .get();
+      if (!task) return null;
+      finishSource(tx, task.availabilityRequestId, now);
+      return { instanceId: task.instanceId, availabilityRequestId: task.availabilityRequestId };
+    },
+    { behavior: 'immediate' },
+  );
+}
+
+/**
+ * Gives back the leases `owner` holds (graceful shutdown): its running tasks return to the queue
+ * without counting the interrupted attempt, so another worker picks them up at once.
+ *
+ * @returns how many tasks were released.
+ */
+export async function releaseTasks(db: Db, owner: string, now: Date): Promise<number> {
+  const result = db
+    .update(gatheringTasks)
+    .set({
+      status: 'queued',
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      attempts: sql`max(${gatheringTasks.attempts} - 1, 0)`,
+      availableAt: now,
+      updatedAt: now,
+    })
+    .where(and(eq(gatheringTasks.leaseOwner, owner), eq(gatheringTasks.status, 'running')))
+    .run();
+  return result.changes;
+}
+
+/** Earliest time a queued task becomes due, or null when none is queued (lets the worker sleep exactly). */
+export async function nextTaskDueAt(db: Db): Promise<Date | null> {
+  const row = db
+    .select({ at: sql<number | null>`min(${gatheringTasks.availableAt})` })
+    .from(gatheringTasks)
+    .where(eq(gatheringTasks.status, 'queued'))
+    .get();
+  return row?.at == null ? null : new Date(row.at);
+}

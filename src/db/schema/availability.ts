@@ -1,0 +1,131 @@
+import { desc } from 'drizzle-orm';
+import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { sources } from './catalog.js';
+import { idColumn, timestamps } from './columns.js';
+import { instances, users } from './tenancy.js';
+
+/** The address an availability request asks about, as normalised by the service. */
+export const addresses = sqliteTable('addresses', {
+  id: idColumn(),
+  instanceId: text()
+    .notNull()
+    .references(() => instances.id),
+  /** `fields` when given as address fields, `coordinates` when given as a coordinate pair. */
+  inputKind: text({ enum: ['fields', 'coordinates'] }).notNull(),
+  street: text().notNull(),
+  city: text().notNull(),
+  houseNumber: text().notNull(),
+  houseNumberAddition: text().notNull(),
+  /** Normalised: `1016 XA` is stored as `1016XA`. */
+  postalCode: text().notNull(),
+  countryCode: text().notNull(),
+  continentCode: text().notNull(),
+  /** WGS84 decimal degrees; null only when the place could not be located. */
+  latitude: real(),
+  longitude: real(),
+  ...timestamps,
+});
+
+/** Statuses of an availability request (DESIGN.md, "Status"). */
+export const availabilityRequestStatuses = ['pending', 'in_progress', 'completed'] as const;
+export type AvailabilityRequestStatus = (typeof availabilityRequestStatuses)[number];
+
+/** The filters of a request as stored; every array is empty when that filter was not given. */
+export interface StoredFilters {
+  bandwidths: { download: number; upload: number }[];
+  networks: string[];
+  contractTerms: number[];
+  connectionTypes: string[];
+  technologyTypes: string[];
+}
+
+/** One search for offers at one address; progress counts finished matching sources. */
+export const availabilityRequests = sqliteTable(
+  'availability_requests',
+  {
+    id: idColumn(),
+    instanceId: text()
+      .notNull()
+      .references(() => instances.id),
+    addressId: text()
+      .notNull()
+      .references(() => addresses.id),
+    createdByUserId: text().references(() => users.id),
+    customerId: text(),
+    projectId: text(),
+    filters: text({ mode: 'json' }).$type<StoredFilters>().notNull(),
+    status: text({ enum: availabilityRequestStatuses }).notNull(),
+    sourcesTotal: integer().notNull(),
+    sourcesFinished: integer().notNull().default(0),
+    ...timestamps,
+  },
+  (t) => [index('availability_requests_list_idx').on(t.instanceId, desc(t.createdAt), desc(t.id))],
+);
+
+/** Task statuses: queued → running → succeeded | failed (a failed attempt may go back to queued). */
+export const gatheringTaskStatuses = ['queued', 'running', 'succeeded', 'failed'] as const;
+export type GatheringTaskStatus = (typeof gatheringTaskStatuses)[number];
+
+/** A durable unit of gathering work: one availability request × one matching source. */
+export const gatheringTasks = sqliteTable(
+  'gathering_tasks',
+  {
+    id: idColumn(),
+    instanceId: text()
+      .notNull()
+      .references(() => instances.id),
+    availabilityRequestId: text()
+      .notNull()
+      .references(() => availabilityRequests.id),
+    sourceId: text()
+      .notNull()
+      .references(() => sources.id),
+    status: text({ enum: gatheringTaskStatuses }).notNull(),
+    attempts: integer().notNull().default(0),
+    /** Earliest time (ms) the task may be claimed; pushed back after a failed attempt. */
+    availableAt: integer({ mode: 'timestamp_ms' }).notNull(),
+    leaseOwner: text(),
+    leaseExpiresAt: integer({ mode: 'timestamp_ms' }),
+    errorCode: text(),
+    errorMessage: text(),
+    finishedAt: integer({ mode: 'timestamp_ms' }),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('gathering_tasks_request_source_unique').on(t.availabilityRequestId, t.sourceId),
+    index('gathering_tasks_claim_idx').on(t.status, t.availableAt),
+  ],
+);
+
+/** An offer gathered for a request, with purchase and sale prices in minor currency units. */
+export const availabilityRequestProducts = sqliteTable(
+  'availability_request_products',
+  {
+    id: idColumn(),
+    instanceId: text()
+      .notNull()
+      .references(() => instances.id),
+    availabilityRequestId: text()
+      .notNull()
+      .references(() => availabilityRequests.id),
+    gatheringTaskId: text()
+      .notNull()
+      .references(() => gatheringTasks.id),
+    sourceId: text()
+      .notNull()
+      .references(() => sources.id),
+    network: text().notNull(),
+    technologyType: text().notNull(),
+    connectionType: text().notNull(),
+    downloadKbps: integer().notNull(),
+    uploadKbps: integer().notNull(),
+    contractTermMonths: integer().notNull(),
+    purchaseMrcMinor: integer().notNull(),
+    purchaseNrcMinor: integer().notNull(),
+    mrcMinor: integer().notNull(),
+    nrcMinor: integer().notNull(),
+    currency: text().notNull(),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('availability_request_products_request_idx').on(t.availabilityRequestId)],
+);

@@ -1,0 +1,3 @@
+export * from './availability.js';
+export * from './catalog.js';
+export * from './tenancy.js';

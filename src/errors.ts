@@ -1,0 +1,49 @@
+/**
+ * Typed application errors with stable codes. Resolvers throw them; GraphQL maps a code to
+ * `extensions.code` and REST to a problem+json status, both through {@link errorCodes}
+ * (DESIGN.md, "Errors").
+ */
+export const errorCodes = {
+  MALFORMED: { status: 400, graphql: 'BAD_REQUEST', title: 'Malformed request' },
+  UNAUTHENTICATED: { status: 401, graphql: 'UNAUTHENTICATED', title: 'Authentication required' },
+  FORBIDDEN: { status: 403, graphql: 'FORBIDDEN', title: 'Forbidden' },
+  NOT_FOUND: { status: 404, graphql: 'NOT_FOUND', title: 'Not found' },
+  METHOD_NOT_ALLOWED: { status: 405, graphql: 'BAD_REQUEST', title: 'Method not allowed' },
+  CONFLICT: { status: 409, graphql: 'CONFLICT', title: 'Conflict' },
+  PAYLOAD_TOO_LARGE: { status: 413, graphql: 'BAD_REQUEST', title: 'Payload too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, graphql: 'BAD_REQUEST', title: 'Unsupported media type' },
+  VALIDATION: { status: 422, graphql: 'BAD_USER_INPUT', title: 'Invalid input' },
+  LIMIT_EXCEEDED: { status: 429, graphql: 'LIMIT_EXCEEDED', title: 'Limit exceeded' },
+  INTERNAL: { status: 500, graphql: 'INTERNAL_SERVER_ERROR', title: 'Internal server error' },
+} as const;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+/** One problem with one input value; `path` is JSON-pointer-like (`/0/address/postal_code`). */
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
+/** An expected error: its message is safe to show to the caller. */
+export class AppError extends Error {
+  override readonly name = 'AppError';
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly problems: FieldProblem[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** 422 with one entry per invalid field. */
+export function validationError(problems: FieldProblem[], message = 'The input is invalid.'): AppError {
+  return new AppError('VALIDATION', message, problems);
+}
+
+/** 404 for an id that does not exist in the caller's instance (identical for another instance's id). */
+export function notFound(what: string, id: string): AppError {
+  return new AppError('NOT_FOUND', `${what} ${JSON.stringify(id)} was not found.`);
+}

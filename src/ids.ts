@@ -1,0 +1,39 @@
+import { TypeID, typeid } from 'typeid-js';
+
+/**
+ * Type prefixes of every object id. Ids are TypeIDs (`avr_01h455vb4pex5vsknk084sn02q`): a prefix
+ * naming the type plus a UUIDv7, so they sort by creation time and `node(id)` can resolve an id
+ * without decoding it (DESIGN.md, "Ids").
+ */
+export const idPrefixes = {
+  instance: 'ins',
+  user: 'usr',
+  application: 'app',
+  authToken: 'tok',
+  source: 'src',
+  catalogArea: 'are',
+  catalogOffer: 'off',
+  address: 'adr',
+  availabilityRequest: 'avr',
+  gatheringTask: 'tsk',
+  availabilityRequestProduct: 'prd',
+} as const;
+
+export type IdKind = keyof typeof idPrefixes;
+
+/** A new id of the given kind. */
+export function newId(kind: IdKind): string {
+  return typeid(idPrefixes[kind]).toString();
+}
+
+/** The kind an id belongs to, or null when it is not a well-formed id of a known kind. */
+export function idKind(id: string): IdKind | null {
+  let prefix: string;
+  try {
+    prefix = TypeID.fromString(id).getType();
+  } catch {
+    return null;
+  }
+  const entry = Object.entries(idPrefixes).find(([, value]) => value === prefix);
+  return entry ? (entry[0] as IdKind) : null;
+}
