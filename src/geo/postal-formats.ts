@@ -64,14 +64,15 @@ function loadFormatFile(fileName: string): FormatFile {
     throw new Error(`postal-codes-js: unexpected format file name ${fileName}`);
   }
   const raw: unknown = require(`postal-codes-js/formats/${fileName}`);
-  const regexOk =
-    isRecord(raw) &&
-    (typeof raw.ValidationRegex === 'string' ||
-      (Array.isArray(raw.ValidationRegex) && raw.ValidationRegex.every((p) => typeof p === 'string')));
-  if (!isRecord(raw) || !regexOk || typeof raw.RedundantCharacters !== 'string') {
-    throw new Error(`postal-codes-js: malformed format file ${fileName}`);
+  if (isRecord(raw)) {
+    const { ValidationRegex: regex, RedundantCharacters: redundant } = raw;
+    const regexOk =
+      typeof regex === 'string' || (Array.isArray(regex) && regex.every((part) => typeof part === 'string'));
+    if (regexOk && typeof redundant === 'string') {
+      return { ValidationRegex: regex, RedundantCharacters: redundant };
+    }
   }
-  return raw as unknown as FormatFile;
+  throw new Error(`postal-codes-js: malformed format file ${fileName}`);
 }
 
 /** Makes a library pattern anchored, the way the library's own matching treats it. */

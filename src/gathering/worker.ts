@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/client.js';
+import {
+  type ChangedRequest,
+  type ClaimedTask,
+  claimTasks,
+  completeTask,
+  failTaskAttempt,
+  nextTaskDueAt,
+  releaseTasks,
+} from '../db/queries/gathering-tasks.js';
+import type { SourceType } from '../db/schema/index.js';
+import type { Logger } from '../logger.js';
+import { offerMatchesFilters } from './filters.js';
+import { SourceError, type SourceAdapter } from './sources/types.js';
+
+/** Settings and collaborators of a {@link GatheringWorker}. */
+export interface GatheringWorkerOptions {
+  db: Db;
+  logger: Logger;
+  clock: Clock;
+  adapters: ReadonlyMap<SourceType, SourceAdapter>;
+  /** Tasks run at once. */
+  concurrency: number;
+  /** Lease length; a task whose worker died is reclaimed after it. */
+  leaseMs: number;
+  /** Attempts per task before it ends as failed. */
+  maxAttempts: number;
+  /** Called after every change of a request's status or progress. */
+  onChange(change: ChangedRequest): void;
+  /** Longest sleep between two looks at the queue when nothing wakes the worker (ms). */
+  idlePollMs?: number;
+}
+
+/** Delay before retry number `attempt` (1-based): exponential from 500 ms, capped at 30 s, with full jitter. */
+export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
+  return Math.round(random() * Math.min(30_000, 500 * 2 ** (attempt - 1)));
+}
+
+/**
+ * The in-process gathering worker pool. It claims durable tasks with a lease, asks each task's source
+ * adapter for offers, keeps those inside the request's filters, and stores them with the task's
+ * completion in one transaction (see `completeTask`). Tasks survive restarts: a graceful stop gives its
+ * leases back, a crash leaves them to expire.
+ */
+export class GatheringWorker {
+  readonly owner = `worker_${randomUUID()}`;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly stopController = new AbortController();
+  private timer: NodeJS.Timeout | null = null;
+  private pumping = false;
+  private pumpAgain = false;
+
+  constructor(private readonly options: GatheringWorkerOptions) {}
+
+  /** Starts claiming tasks. */
+  start(): void {
+    this.wake();
+  }
+
+  /** Looks at the queue now (new tasks were created). */
+  wake(): void {
+    if (this.stopController.signal.aborted) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    void this.pump();
+  }
+
+  /** Stops claiming, aborts the running attempts and gives their leases back. */
+  async stop(): Promise<void> {
+    this.stopController.abort(new Error('gathering worker stopped'));
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.allSettled(this.inFlight.values());
+    const released = await releaseTasks(this.options.db, this.owner, this.options.clock.now());
+    if (released > 0) this.options.logger.info({ released }, 'gathering leases released');
+  }
+
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      do {
+        this.pumpAgain = false;
+        const free = this.options.concurrency - this.inFlight.size;
+        const { claimed, changed } = await claimTasks(this.options.db, {
+          owner: this.owner,
+          now: this.options.clock.now(),
+          leaseMs: this.options.leaseMs,
+          limit: free,
+          maxAttempts: this.options.maxAttempts,
+        });
+        for (const change of changed) this.options.onChange(change);
+        for (const task of claimed) this.track(task);
+        if (claimed.length === free && free > 0) this.pumpAgain = true;
+      } while (this.pumpAgain && !this.stopController.signal.aborted);
+      await this.scheduleNextLook();
+    } catch (error) {
+      this.options.logger.error({ err: error }, 'gathering worker could not claim tasks');
+      this.schedule(1000);
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private async scheduleNextLook(): Promise<void> {
+    const idle = this.options.idlePollMs ?? 1000;
+    const due = await nextTaskDueAt(this.options.db);
+    const untilDue = due ? due.getTime() - this.options.clock.now().getTime() : idle;
+    // Expired leases of crashed workers become claimable without any wake-up: the idle poll finds them.
+    this.schedule(Math.max(0, Math.min(idle, untilDue)));
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopController.signal.aborted) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.wake(), delayMs);
+    this.timer.unref();
+  }
+
+  private track(task: ClaimedTask): void {
+    const run = this.run(task).finally(() => {
+      this.inFlight.delete(task.taskId);
+      this.wake();
+    });
+    this.inFlight.set(task.taskId, run);
+  }
+
+  private async run(task: ClaimedTask): Promise<void> {
+    const { db, clock, logger } = this.options;
+    const log = logger.child({ taskId: task.taskId, source: task.source.key, requestId: task.request.id });
+    const adapter = this.options.adapters.get(task.source.type);
+    // An attempt must end well inside its lease, or another worker could take the task over meanwhile.
+    const signal = AbortSignal.any([this.stopController.signal, AbortSignal.timeout(Math.floor(this.options.leaseMs * 0.8))]);
+    try {
+      if (!adapter) throw new SourceError('NO_ADAPTER', `No adapter for source type ${task.source.type}.`, false);
+      const offers = await adapter.fetchOffers({ source: task.source, request: task.request, address: task.address, signal });
+      const products = offers
+        .filter((offer) => offerMatchesFilters(offer, task.request.filters))
+        .map((offer) => ({ ...offer, mrcMinor: offer.purchaseMrcMinor, nrcMinor: offer.purchaseNrcMinor }));
+      const change = await completeTask(db, { taskId: task.taskId, owner: this.owner, now: clock.now(), products });
+      if (change) this.options.onChange(change);
+      else log.warn('lease lost before the task completed; its result was discarded');
+    } catch (error) {
+      if (this.stopController.signal.aborted) return;
+      const failure =
+        error instanceof SourceError
+          ? error
+          : signal.aborted
+            ? new SourceError('TIMEOUT', 'The source did not answer in time.', true)
+            : new SourceError('SOURCE_ERROR', 'The source failed unexpectedly.', true);
+      if (!(error instanceof SourceError)) log.warn({ err: error }, 'source attempt failed');
+      const now = clock.now();
+      const retry = failure.retryable && task.attempts < this.options.maxAttempts;
+      const change = await failTaskAttempt(db, {
+        taskId: task.taskId,
+        owner: this.owner,
+        now,
+        code: failure.code,
+        message: failure.message,
+        retryAt: retry ? new Date(now.getTime() + retryDelayMs(task.attempts)) : null,
+      });
+      if (change) this.options.onChange(change);
+    }
+  }
+}

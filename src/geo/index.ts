@@ -1,0 +1,22 @@
+/**
+ * Geography for addresses: country codes and continents, per-country address
+ * field descriptors, postal code normalisation and validation, and offline
+ * city-precision geocoding.
+ */
+export { type AddressFieldKey, addressFieldDescriptors, type FieldDescriptor } from './address-fields.js';
+export { continentCode, isCountryCode } from './countries.js';
+export {
+  type Coordinates,
+  geocodeCity,
+  type PlaceMatch,
+  reverseGeocode,
+  warmUpGeocoder,
+} from './geocoder.js';
+export {
+  compactPostalCode,
+  NL_POSTAL_CODE_PATTERN,
+  NO_POSTAL_CODE_PATTERN,
+  normalisePostalCode,
+  postalCodePattern,
+  validatePostalCode,
+} from './postal-code.js';

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import type { Context } from '../context.js';
+import {
+  type AvailabilityRequestRecord,
+  countAvailabilityRequests,
+  type RequestPosition,
+  sliceAvailabilityRequests,
+} from '../db/queries/availability-requests.js';
+import { validationError } from '../errors.js';
+import { requireViewer } from './authentication.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './availability-requests.js';
+import { parseInput } from './validation.js';
+
+/** A Relay connection page (Relay Cursor Connections spec) plus the list's total. */
+export interface RecordConnection {
+  edges: { cursor: string; node: AvailabilityRequestRecord }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  totalCount: number;
+}
+
+/** Opaque keyset cursor: the row's position in the newest-first order. */
+function encodeCursor({ request }: AvailabilityRequestRecord): string {
+  return Buffer.from(`${request.createdAt.getTime()}:${request.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string, path: string): RequestPosition {
+  const [millis, id] = Buffer.from(cursor, 'base64url').toString('utf8').split(':');
+  const createdAt = new Date(Number(millis));
+  if (!id || Number.isNaN(createdAt.getTime())) throw validationError([{ path, message: 'is not a valid cursor' }]);
+  return { createdAt, id };
+}
+
+const count = z.number().int().min(0).max(MAX_PAGE_SIZE);
+const connectionArgs = z
+  .object({
+    first: count.nullish(),
+    after: z.string().nullish(),
+    last: count.nullish(),
+    before: z.string().nullish(),
+  })
+  .refine((args) => args.first == null || args.last == null, 'give first or last, not both')
+  .refine((args) => !(args.first != null && args.before != null), 'before goes with last')
+  .refine((args) => !(args.last != null && args.after != null), 'after goes with first');
+
+/**
+ * The caller's requests as a Relay connection, newest first, with keyset cursors so that requests
+ * created while a client pages never shift its pages. `first` / `last` at most 100, default 25.
+ *
+ * @throws {AppError} `VALIDATION` for out-of-range counts, mixed directions or a malformed cursor.
+ */
+export async function availabilityRequestConnection(ctx: Context, input: unknown): Promise<RecordConnection> {
+  const viewer = requireViewer(ctx, ['connectivity_check']);
+  const args = parseInput(connectionArgs, input, 'The connection arguments are invalid.');
+  const totalCount = await countAvailabilityRequests(ctx.db, viewer.instanceId);
+  const backwards = args.last != null;
+  const size = (backwards ? args.last : args.first) ?? DEFAULT_PAGE_SIZE;
+  const cursor = backwards ? args.before : args.after;
+  const from = cursor ? decodeCursor(cursor, backwards ? '/before' : '/after') : null;
+  const rows = await sliceAvailabilityRequests(ctx.db, viewer.instanceId, {
+    from,
+    direction: backwards ? 'newer' : 'older',
+    limit: size + 1,
+  });
+  const more = rows.length > size;
+  const page = rows.slice(0, size);
+  if (backwards) page.reverse();
+  const edges = page.map((node) => ({ cursor: encodeCursor(node), node }));
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: backwards ? from !== null : more,
+      hasPreviousPage: backwards ? more : from !== null,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+    totalCount,
+  };
+}

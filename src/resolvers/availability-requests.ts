@@ -1,0 +1,253 @@
+import { z } from 'zod';
+import type { Context } from '../context.js';
+import {
+  type AvailabilityRequestRecord,
+  countAvailabilityRequests,
+  findAvailabilityRequest,
+  insertAvailabilityRequests,
+  listAvailabilityRequestsPage,
+  listRequestProducts,
+  listSourceOutcomes,
+  type NewAddress,
+  type NewAvailabilityRequest,
+  type ProductRow,
+  type SourceOutcome,
+} from '../db/queries/availability-requests.js';
+import { AppError, type FieldProblem, notFound, validationError } from '../errors.js';
+import { sourceMatchesFilters } from '../gathering/filters.js';
+import { continentCode, geocodeCity, normalisePostalCode, reverseGeocode } from '../geo/index.js';
+import { requireViewer } from './authentication.js';
+import { type AvailabilityOptions, countryCodeSchema, optionsForCountry } from './availability-options.js';
+import {
+  type AddressInput,
+  addressFieldProblems,
+  availabilityRequestBatchSchema,
+  filterProblems,
+  storedFilters,
+} from './availability-input.js';
+import { parseInput } from './validation.js';
+
+/** Result of a create call: the created requests in input order and a confirmation message. */
+export interface CreatedAvailabilityRequests {
+  records: AvailabilityRequestRecord[];
+  message: string;
+}
+
+/** Resolves an address input to its stored form, or reports why it cannot be. */
+function resolveAddress(
+  address: AddressInput,
+  options: (countryCode: string) => AvailabilityOptions | undefined,
+  path: string,
+): { address: NewAddress; problems: FieldProblem[] } {
+  const given = address.countryCode === undefined ? null : countryCodeSchema.safeParse(address.countryCode);
+  if (given && !given.success) {
+    const message = given.error.issues[0]?.message ?? 'is invalid';
+    return { address: emptyAddress(''), problems: [{ path: `${path}/countryCode`, message }] };
+  }
+  if (address.coordinates) {
+    // Coordinates are the address: reverse geocoding fills what it can (DESIGN.md, "Coordinate-only addresses").
+    const place = reverseGeocode(address.coordinates);
+    const countryCode = given?.data ?? place?.countryCode ?? '';
+    return {
+      address: {
+        ...emptyAddress(countryCode),
+        inputKind: 'coordinates',
+        city: place && place.countryCode === countryCode ? place.city : '',
+        latitude: address.coordinates.latitude,
+        longitude: address.coordinates.longitude,
+      },
+      problems: [],
+    };
+  }
+  if (!given) {
+    return {
+      address: emptyAddress(''),
+      problems: [{ path: `${path}/countryCode`, message: 'is required unless coordinates are given' }],
+    };
+  }
+  const countryCode = given.data;
+  const problems = addressFieldProblems(address, countryCode, options(countryCode)?.fields ?? [], path);
+  const city = address.city?.trim() ?? '';
+  const place = city === '' ? null : geocodeCity(countryCode, city);
+  return {
+    address: {
+      inputKind: 'fields',
+      street: address.street?.trim() ?? '',
+      city,
+      houseNumber: address.houseNumber?.trim() ?? '',
+      houseNumberAddition: address.houseNumberAddition?.trim() ?? '',
+      postalCode: address.postalCode ? normalisePostalCode(countryCode, address.postalCode) : '',
+      countryCode,
+      continentCode: continentCode(countryCode),
+      latitude: place?.coordinates.latitude ?? null,
+      longitude: place?.coordinates.longitude ?? null,
+    },
+    problems,
+  };
+}
+
+function emptyAddress(countryCode: string): NewAddress {
+  return {
+    inputKind: 'fields',
+    street: '',
+    city: '',
+    houseNumber: '',
+    houseNumberAddition: '',
+    postalCode: '',
+    countryCode,
+    continentCode: countryCode === '' ? '' : continentCode(countryCode),
+    latitude: null,
+    longitude: null,
+  };
+}
+
+/**
+ * Creates one availability request per element and queues one gathering task per matching source
+ * (enabled, answering for the address's country, inside the network filter). Every element is checked
+ * first — address fields against its country's descriptors, filter values against its country's options,
+ * customer and project ids — and one invalid element rejects the whole batch, writing nothing.
+ *
+ * @param input the batch in camelCase (REST maps the contract's snake_case keys).
+ * @throws {AppError} `VALIDATION` with a problem per invalid field (`/0/address/postalCode`).
+ */
+export async function createAvailabilityRequests(ctx: Context, input: unknown): Promise<CreatedAvailabilityRequests> {
+  const viewer = requireViewer(ctx, ['connectivity_check']);
+  const batch = parseInput(availabilityRequestBatchSchema, input, 'The availability requests are invalid.');
+  const optionsByCountry = new Map<string, AvailabilityOptions>();
+  for (const element of batch) {
+    const code = element.address.countryCode;
+    if (code && countryCodeSchema.safeParse(code).success && !optionsByCountry.has(code)) {
+      optionsByCountry.set(code, await optionsForCountry(ctx, viewer.instanceId, code));
+    }
+  }
+  const problems: FieldProblem[] = [];
+  const resolved: NewAvailabilityRequest[] = [];
+  for (const [index, element] of batch.entries()) {
+    const { address, problems: addressProblems } = resolveAddress(
+      element.address,
+      (code) => optionsByCountry.get(code),
+      `/${index}/address`,
+    );
+    problems.push(...addressProblems);
+    if (address.countryCode !== '' && !optionsByCountry.has(address.countryCode)) {
+      optionsByCountry.set(address.countryCode, await optionsForCountry(ctx, viewer.instanceId, address.countryCode));
+    }
+    const options = optionsByCountry.get(address.countryCode);
+    const filters = storedFilters(element);
+    if (options) problems.push(...filterProblems(filters, options.filters, `/${index}`));
+    else if (Object.values(filters).some((values) => values.length > 0)) {
+      problems.push({
+        path: `/${index}/address`,
+        message: 'filters need a country: give address.countryCode, or coordinates inside a known country',
+      });
+    }
+    // Customers and projects do not exist yet in this service, so no id can name one.
+    if (element.customerId != null) problems.push({ path: `/${index}/customerId`, message: 'customer was not found' });
+    if (element.projectId != null) problems.push({ path: `/${index}/projectId`, message: 'project was not found' });
+    const sourceIds = (options?.sources ?? [])
+      .filter((source) => sourceMatchesFilters(source.network, filters))
+      .map((source) => source.id);
+    resolved.push({ address, filters, customerId: null, projectId: null, sourceIds });
+  }
+  if (problems.length > 0) throw validationError(problems, 'The availability requests are invalid; none was created.');
+  const records = await insertAvailabilityRequests(ctx.db, {
+    instanceId: viewer.instanceId,
+    userId: viewer.userId,
+    now: ctx.clock.now(),
+    requests: resolved,
+  });
+  for (const { request } of records) {
+    ctx.events.publish('availabilityRequest:changed', request.instanceId, {
+      instanceId: request.instanceId,
+      availabilityRequestId: request.id,
+      kind: 'created',
+    });
+  }
+  ctx.wakeGathering();
+  const count = records.length;
+  return { records, message: `${count} availability request${count === 1 ? '' : 's'} created; gathering started.` };
+}
+
+/** Default and largest page size of REST lists (DESIGN.md, "Pagination"). */
+export const DEFAULT_PAGE_SIZE = 25;
+export const MAX_PAGE_SIZE = 100;
+
+const pageInput = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  pageSize: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
+});
+
+/** Page numbers of a list page; `totalPages` = ceil(totalItems / pageSize). */
+export interface Pagination {
+  pageSize: number;
+  currentPage: number;
+  totalItems: number;
+  totalPages: number;
+}
+
+/**
+ * A page of the caller's requests, newest first (ties by id).
+ * @param input `page` (1-based, default 1) and `pageSize` (1–100, default 25); strings are accepted.
+ * @throws {AppError} `VALIDATION` for a page or size out of range.
+ */
+export async function listAvailabilityRequests(
+  ctx: Context,
+  input: { page?: unknown; pageSize?: unknown },
+): Promise<{ records: AvailabilityRequestRecord[]; pagination: Pagination }> {
+  const viewer = requireViewer(ctx, ['connectivity_check']);
+  const { page, pageSize } = parseInput(pageInput, input, 'The page parameters are invalid.');
+  const totalItems = await countAvailabilityRequests(ctx.db, viewer.instanceId);
+  const records = await listAvailabilityRequestsPage(ctx.db, viewer.instanceId, {
+    offset: (page - 1) * pageSize,
+    limit: pageSize,
+  });
+  return {
+    records,
+    pagination: { pageSize, currentPage: page, totalItems, totalPages: Math.ceil(totalItems / pageSize) },
+  };
+}
+
+/**
+ * One of the caller's requests.
+ * @throws {AppError} `NOT_FOUND` for an unknown id and, identically, for another instance's id.
+ */
+export async function getAvailabilityRequest(ctx: Context, id: string): Promise<AvailabilityRequestRecord> {
+  const viewer = requireViewer(ctx, ['connectivity_check']);
+  const record = await findAvailabilityRequest(ctx.db, viewer.instanceId, id);
+  if (!record) throw notFound('Availability request', id);
+  return record;
+}
+
+/** Same as {@link getAvailabilityRequest} but null when not found (GraphQL's nullable field). */
+export async function findAvailabilityRequestForViewer(
+  ctx: Context,
+  id: string,
+): Promise<AvailabilityRequestRecord | null> {
+  try {
+    return await getAvailabilityRequest(ctx, id);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'NOT_FOUND') return null;
+    throw error;
+  }
+}
+
+/** The products gathered so far for one of the caller's requests. */
+export async function availabilityRequestProducts(ctx: Context, requestId: string): Promise<ProductRow[]> {
+  const viewer = requireViewer(ctx, ['connectivity_check']);
+  return listRequestProducts(ctx.db, viewer.instanceId, requestId);
+}
+
+/** Per-source outcomes (status, attempts, error) of one of the caller's requests. */
+export async function availabilityRequestSourceOutcomes(ctx: Context, requestId: string): Promise<SourceOutcome[]> {
+  const viewer = requireViewer(ctx, ['connectivity_check']);
+  return listSourceOutcomes(ctx.db, viewer.instanceId, requestId);
+}
+
+/**
+ * Gathering progress: finished ÷ matching sources × 100, rounded to two decimals (DESIGN.md, "Progress");
+ * 100 when no source matched.
+ */
+export function progressPercentage(request: { sourcesTotal: number; sourcesFinished: number }): number {
+  if (request.sourcesTotal === 0) return 100;
+  return Math.round((request.sourcesFinished * 10_000) / request.sourcesTotal) / 100;
+}

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { type Role, roles, type Services } from '../context.js';
+import { importCatalog } from '../db/queries/catalog.js';
+import { findInstance, type InstanceRow, insertApplication, insertInstance } from '../db/queries/tenancy.js';
+import { AppError, notFound } from '../errors.js';
+import { demoCatalogPath, readCatalogFile } from '../gathering/sources/catalog-file.js';
+import { hashCredential, newCredential } from './authentication.js';
+import { parseInput } from './validation.js';
+
+/*
+ * Operator operations: run by whoever holds the database (the CLI, the first-start seed), so they take
+ * the services rather than a viewer's context.
+ */
+
+const instanceInput = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  code: z.string().regex(/^[A-Z]{2,6}$/, 'must be 2–6 upper-case letters, e.g. ACM'),
+  demoCatalog: z.boolean().default(false),
+});
+
+/**
+ * Creates an instance (tenant), optionally loading the NL demo catalogue and its sources into it.
+ * The instance and its catalogue are written in separate transactions; a failed import removes nothing
+ * already there, and is reported.
+ *
+ * @throws {AppError} `VALIDATION` for a bad name or code; `CONFLICT` when the code is taken.
+ */
+export async function createInstance(
+  services: Services,
+  input: { name: string; code: string; demoCatalog?: boolean },
+): Promise<{ instance: InstanceRow; catalog: { sources: number; areas: number; offers: number } | null }> {
+  const { name, code, demoCatalog } = parseInput(instanceInput, input, 'The instance is invalid.');
+  if (await findInstance(services.db, code)) throw new AppError('CONFLICT', `Instance code ${code} is taken.`);
+  const now = services.clock.now();
+  const instance = await insertInstance(services.db, { name, code, now });
+  const catalog = demoCatalog ? await importCatalog(services.db, instance.id, readCatalogFile(demoCatalogPath), now) : null;
+  return { instance, catalog };
+}
+
+const applicationInput = z.strictObject({
+  instance: z.string().min(1),
+  name: z.string().trim().min(1).max(200).default('API client'),
+  roles: z.array(z.enum(roles)).min(1, 'give at least one role'),
+});
+
+/**
+ * Creates client credentials (an application and its service-account user) in an instance.
+ * The secret is returned once and stored only as a hash.
+ *
+ * @param input.instance the instance's id or code.
+ * @throws {AppError} `VALIDATION` for unknown roles; `NOT_FOUND` for an unknown instance.
+ */
+export async function createApplication(
+  services: Services,
+  input: { instance: string; name?: string; roles: string[] },
+): Promise<{ clientId: string; clientSecret: string; instanceId: string; roles: Role[] }> {
+  const parsed = parseInput(applicationInput, input, 'The application is invalid.');
+  const instance = await findInstance(services.db, parsed.instance);
+  if (!instance) throw notFound('Instance', parsed.instance);
+  const clientId = `cli_${newCredential().slice(0, 24)}`;
+  const clientSecret = newCredential();
+  await insertApplication(services.db, {
+    instanceId: instance.id,
+    name: parsed.name,
+    roles: parsed.roles,
+    clientId,
+    clientSecretHash: hashCredential(clientSecret),
+    now: services.clock.now(),
+  });
+  return { clientId, clientSecret, instanceId: instance.id, roles: parsed.roles };
+}

@@ -1,0 +1,24 @@
+import type { z } from 'zod';
+import { type FieldProblem, validationError } from '../errors.js';
+import type { AppError } from '../errors.js';
+
+/** JSON-pointer-like path of a zod issue (`['0','address','postalCode']` → `/0/address/postalCode`). */
+export function pointer(path: readonly PropertyKey[]): string {
+  return path.map((segment) => `/${String(segment)}`).join('');
+}
+
+/** Turns zod issues into field problems. */
+export function zodProblems(error: z.ZodError, prefix: readonly PropertyKey[] = []): FieldProblem[] {
+  return error.issues.map((issue) => ({ path: pointer([...prefix, ...issue.path]), message: issue.message }));
+}
+
+/**
+ * Parses `input` with `schema`, or throws one 422 listing every issue.
+ * @throws {AppError} `VALIDATION` with a problem per invalid field.
+ */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, message?: string): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const error: AppError = validationError(zodProblems(result.error), message);
+  throw error;
+}

@@ -1,0 +1,138 @@
+import type {
+  AddressRow,
+  AvailabilityRequestRecord,
+  ProductRow,
+  SourceOutcome,
+} from '../db/queries/availability-requests.js';
+import { toMajorUnits } from '../money.js';
+import type { AvailabilityOptions } from '../resolvers/availability-options.js';
+import { progressPercentage } from '../resolvers/availability-requests.js';
+import type { AuthenticationResult } from '../resolvers/authentication.js';
+import type { Pagination } from '../resolvers/availability-requests.js';
+
+/**
+ * ISO 8601 with an explicit UTC offset, to the second (`2026-11-22T10:04:50+00:00`), as the contract's
+ * "ISO 8601 timestamp with UTC offset".
+ */
+export function isoTimestamp(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, '+00:00');
+}
+
+/** The contract's "Address record". */
+export function addressDocument(address: AddressRow) {
+  return {
+    id: address.id,
+    street: address.street,
+    city: address.city,
+    continent_code: address.continentCode,
+    country_code: address.countryCode,
+    postal_code: address.postalCode,
+    house_number: address.houseNumber,
+    house_number_addition: address.houseNumberAddition,
+    coordinates:
+      address.latitude === null || address.longitude === null
+        ? null
+        : { latitude: address.latitude, longitude: address.longitude },
+    _document_type: 'address' as const,
+  };
+}
+
+/** The contract's "Availability request (as returned by the list)", including `status`. */
+export function availabilityRequestDocument({ request, address }: AvailabilityRequestRecord) {
+  return {
+    id: request.id,
+    address: addressDocument(address),
+    created_at: isoTimestamp(request.createdAt),
+    updated_at: isoTimestamp(request.updatedAt),
+    filters: {
+      contract_terms: request.filters.contractTerms,
+      connection_types: request.filters.connectionTypes,
+      bandwidths: request.filters.bandwidths,
+      technology_types: request.filters.technologyTypes,
+      networks: request.filters.networks,
+    },
+    networks_progress_percentage: progressPercentage(request).toFixed(2),
+    status: request.status,
+    _document_type: 'availability_request' as const,
+  };
+}
+
+/** An availability-request product (DESIGN.md): kbps, months, sale prices in the currency's major unit. */
+export function productDocument(product: ProductRow) {
+  return {
+    id: product.id,
+    network: product.network,
+    technology_type: product.technologyType,
+    connection_type: product.connectionType,
+    bandwidth: { download: product.downloadKbps, upload: product.uploadKbps },
+    contract_term: product.contractTermMonths,
+    mrc: toMajorUnits(product.mrcMinor, product.currency),
+    nrc: toMajorUnits(product.nrcMinor, product.currency),
+    currency: product.currency,
+    _document_type: 'availability_request_product' as const,
+  };
+}
+
+/** One source's outcome on a request: its status and, when it failed, the error. */
+export function sourceOutcomeDocument(outcome: SourceOutcome) {
+  return {
+    source_id: outcome.sourceId,
+    name: outcome.sourceName,
+    network: outcome.network,
+    status: outcome.status,
+    attempts: outcome.attempts,
+    product_count: outcome.productCount,
+    error: outcome.errorCode === null ? null : { code: outcome.errorCode, message: outcome.errorMessage ?? '' },
+    _document_type: 'availability_request_source' as const,
+  };
+}
+
+/** The `pagination` object of REST lists. */
+export function paginationDocument(pagination: Pagination) {
+  return {
+    page_size: pagination.pageSize,
+    current_page: pagination.currentPage,
+    total_items: pagination.totalItems,
+    total_pages: pagination.totalPages,
+  };
+}
+
+/** `data` of the options endpoint: `{filters: {fields, filters}}` (contract, "GET .../options"). */
+export function optionsDocument(options: AvailabilityOptions) {
+  return {
+    filters: {
+      fields: options.fields.map((field) => ({
+        country_code: field.countryCode,
+        required: field.required,
+        name: field.name,
+        key: field.key,
+        regex: field.regex,
+      })),
+      filters: {
+        technology_types: options.filters.technologyTypes,
+        connection_types: options.filters.connectionTypes,
+        networks: options.filters.networks,
+        bandwidths: options.filters.bandwidths,
+        contract_terms: options.filters.contractTerms,
+      },
+    },
+  };
+}
+
+/** `data` of `POST /authentication` (DESIGN.md, "Auth"). */
+export function authenticationDocument(result: AuthenticationResult) {
+  return {
+    auth_token: result.authToken,
+    auth_token_expires_at: isoTimestamp(result.authTokenExpiresAt),
+    auth_refresh_token: result.authRefreshToken,
+    auth_refresh_token_expires_at: isoTimestamp(result.authRefreshTokenExpiresAt),
+    user: {
+      id: result.user.id,
+      email: result.user.email,
+      locale: result.user.locale,
+      first_name: result.user.firstName,
+      last_name: result.user.lastName,
+      roles: result.user.roles,
+    },
+  };
+}

@@ -1,0 +1,30 @@
+/** `postal_code` → `postalCode`. */
+export function camelKey(key: string): string {
+  return key.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/** `postalCode` → `postal_code`. */
+export function snakeKey(key: string): string {
+  return key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/**
+ * Renames every object key of a parsed JSON body from the contract's snake_case to the resolvers'
+ * camelCase, at any depth. Keys already in camelCase would pass unchanged, so they are marked
+ * (`~fooBar`) to make the strict input schemas reject them as the unknown fields they are in REST.
+ */
+export function camelizeBody(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(camelizeBody);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [/[A-Z]/.test(key) ? `~${key}` : camelKey(key), camelizeBody(inner)]),
+  );
+}
+
+/** Turns a resolver's problem path (`/0/address/postalCode`) into the contract's (`/0/address/postal_code`). */
+export function snakePath(path: string): string {
+  return path
+    .split('/')
+    .map((segment) => (segment.startsWith('~') ? segment.slice(1) : snakeKey(segment)))
+    .join('/');
+}

@@ -1,0 +1,118 @@
+import type { Context } from '../context.js';
+import { authenticate } from '../resolvers/authentication.js';
+import { availabilityOptions } from '../resolvers/availability-options.js';
+import {
+  availabilityRequestProducts,
+  availabilityRequestSourceOutcomes,
+  createAvailabilityRequests,
+  getAvailabilityRequest,
+  listAvailabilityRequests,
+} from '../resolvers/availability-requests.js';
+import { issueEventStreamToken } from '../resolvers/event-stream-token.js';
+import {
+  authenticationDocument,
+  availabilityRequestDocument,
+  optionsDocument,
+  paginationDocument,
+  productDocument,
+  sourceOutcomeDocument,
+} from './documents.js';
+import { camelizeBody } from './keys.js';
+
+/** What a route handler gets: the context, path parameters, query parameters and the parsed JSON body. */
+export interface RouteInput {
+  ctx: Context;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: unknown;
+}
+
+/** A documented REST path (contract, "Endpoints"), mapped to a resolver and shaped as the contract says. */
+export interface Route {
+  method: 'GET' | 'POST';
+  /** Path with `:name` parameters. */
+  path: string;
+  /** Whether the route needs an auth token (every route but authentication does). */
+  authenticated: boolean;
+  /** Whether the route reads a JSON body. */
+  body: boolean;
+  handle(input: RouteInput): Promise<{ status: number; body: unknown }>;
+}
+
+/** The whole REST surface. More specific paths come before parameterised ones. */
+export const routes: Route[] = [
+  {
+    method: 'POST',
+    path: '/authentication',
+    authenticated: false,
+    body: true,
+    handle: async ({ ctx, body }) => ({
+      status: 200,
+      body: { data: authenticationDocument(await authenticate(ctx, camelizeBody(body))) },
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/availability-requests/options',
+    authenticated: true,
+    body: false,
+    handle: async ({ ctx, query }) => ({
+      status: 200,
+      body: { data: optionsDocument(await availabilityOptions(ctx, { countryCode: query.get('country_code') ?? undefined })) },
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/availability-requests',
+    authenticated: true,
+    body: false,
+    handle: async ({ ctx, query }) => {
+      const { records, pagination } = await listAvailabilityRequests(ctx, {
+        page: query.get('page') ?? undefined,
+        pageSize: query.get('page_size') ?? undefined,
+      });
+      return {
+        status: 200,
+        body: {
+          data: records.map(availabilityRequestDocument),
+          sse_jwt: await issueEventStreamToken(ctx),
+          pagination: paginationDocument(pagination),
+        },
+      };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/availability-requests',
+    authenticated: true,
+    body: true,
+    handle: async ({ ctx, body }) => {
+      const { records, message } = await createAvailabilityRequests(ctx, camelizeBody(body));
+      return { status: 201, body: { data: records.map(({ request }) => ({ id: request.id })), message } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/availability-requests/:id',
+    authenticated: true,
+    body: false,
+    handle: async ({ ctx, params }) => {
+      const record = await getAvailabilityRequest(ctx, params.id ?? '');
+      const [products, sources] = await Promise.all([
+        availabilityRequestProducts(ctx, record.request.id),
+        availabilityRequestSourceOutcomes(ctx, record.request.id),
+      ]);
+      return {
+        status: 200,
+        body: {
+          data: {
+            ...availabilityRequestDocument(record),
+            products: products.map(productDocument),
+            sources: sources.map(sourceOutcomeDocument),
+          },
+          sse_jwt: await issueEventStreamToken(ctx),
+        },
+      };
+    },
+  },
+];

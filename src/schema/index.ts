@@ -1,0 +1,6 @@
+import { builder } from './builder.js';
+import './availability-options.js';
+import './availability-requests.js';
+
+/** The executable GraphQL schema. */
+export const schema = builder.toSchema({ sortSchema: true });

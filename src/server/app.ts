@@ -1,0 +1,95 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Services } from '../context.js';
+import { closeDatabase } from '../db/client.js';
+import { createCatalogSource } from '../gathering/sources/catalog.js';
+import { GatheringWorker } from '../gathering/worker.js';
+import type { Logger } from '../logger.js';
+import { sendJson } from '../rest/http.js';
+import { handleRest } from '../rest/router.js';
+import { createGraphQLServer } from './graphql.js';
+import { createServices } from './services.js';
+
+/** A running service: its address, its services, and a `stop()` that really stops it. */
+export interface App {
+  url: string;
+  port: number;
+  services: Services;
+  worker: GatheringWorker;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the whole service on one port: REST routes, `/graphql`, health probes, and the in-process
+ * gathering worker. `PORT=0` picks a free port (tests).
+ */
+export async function startApp(config: Config, options: { clock?: Clock; logger?: Logger } = {}): Promise<App> {
+  let worker: GatheringWorker | null = null;
+  const services = await createServices(config, { ...options, wakeGathering: () => worker?.wake() });
+  worker = new GatheringWorker({
+    db: services.db,
+    logger: services.logger.child({ component: 'gathering' }),
+    clock: services.clock,
+    adapters: new Map([['catalog', createCatalogSource(services.db, { latencyScale: config.SOURCE_LATENCY_SCALE })]]),
+    concurrency: config.GATHERING_CONCURRENCY,
+    leaseMs: config.GATHERING_LEASE_SECONDS * 1000,
+    maxAttempts: config.GATHERING_MAX_ATTEMPTS,
+    onChange: (change) =>
+      services.events.publish('availabilityRequest:changed', change.instanceId, { ...change, kind: 'updated' }),
+  });
+  const yoga = createGraphQLServer(services);
+  let ready = true;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === '/graphql') return yoga.handleNodeRequestAndResponse(req, res);
+    if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
+    if (url.pathname === '/readyz') {
+      const databaseOk = (() => {
+        try {
+          return services.db.$client.prepare('select 1 as ok').get() !== undefined;
+        } catch {
+          return false;
+        }
+      })();
+      const ok = ready && databaseOk;
+      return sendJson(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not_ready', database: databaseOk, worker: ready });
+    }
+    return handleRest(services, req, res, url);
+  };
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      services.logger.error({ err: error }, 'request failed');
+      if (!res.headersSent) sendJson(res, 500, { status: 500, title: 'Internal server error' });
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => resolve());
+  });
+  worker.start();
+  const { port } = server.address() as AddressInfo;
+  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  let stopping: Promise<void> | null = null;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    services,
+    worker,
+    stop: () => {
+      stopping ??= (async () => {
+        ready = false;
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await worker.stop();
+        server.closeAllConnections();
+        await closed;
+        closeDatabase(services.db);
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { GraphQLError } from 'graphql';
+import { createYoga, maskError as yogaMaskError } from 'graphql-yoga';
+import { createContext, type Services } from '../context.js';
+import { AppError, errorCodes } from '../errors.js';
+import { viewerForToken } from '../resolvers/authentication.js';
+import { schema } from '../schema/index.js';
+import { authTokenFromHeaders } from './auth-header.js';
+
+/**
+ * Maps errors to what GraphQL clients see (DESIGN.md, "Errors (GraphQL)"): an {@link AppError} keeps its
+ * message with `extensions.code` (and `extensions.problems` for invalid input); anything unexpected is
+ * masked by Yoga's default.
+ */
+function maskError(error: unknown, message: string, isDev?: boolean): Error {
+  const original = error instanceof GraphQLError ? error.originalError : error;
+  if (original instanceof AppError) {
+    const graphQLError = error instanceof GraphQLError ? error : null;
+    return new GraphQLError(original.message, {
+      nodes: graphQLError?.nodes ?? null,
+      path: graphQLError?.path ?? null,
+      extensions: {
+        code: errorCodes[original.code].graphql,
+        ...(original.problems.length > 0 ? { problems: original.problems } : {}),
+      },
+    });
+  }
+  return yogaMaskError(error, message, isDev);
+}
+
+/**
+ * The GraphQL endpoint (`/graphql`): Yoga over the Pothos schema. The viewer comes from the same auth
+ * headers as REST; an absent, unknown or expired token gives no viewer, and every operation that needs
+ * one answers `UNAUTHENTICATED`.
+ */
+export function createGraphQLServer(services: Services) {
+  const production = services.config.NODE_ENV === 'production';
+  return createYoga({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    logging: services.logger,
+    maskedErrors: { maskError, isDev: !production },
+    graphiql: production ? false : { title: 'Connectivity Gateway' },
+    renderGraphiQL,
+    context: async ({ request }) => {
+      const token = authTokenFromHeaders((name) => request.headers.get(name));
+      if (!token) return createContext(services, null);
+      try {
+        return createContext(services, await viewerForToken(services, token));
+      } catch (error) {
+        if (error instanceof AppError) return createContext(services, null);
+        throw error;
+      }
+    },
+  });
+}

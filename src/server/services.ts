@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto';
+import { type Clock, systemClock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Services } from '../context.js';
+import { openDatabase } from '../db/client.js';
+import { getOrCreateSetting } from '../db/queries/tenancy.js';
+import { createEventBus } from '../events.js';
+import { createLogger, type Logger } from '../logger.js';
+
+/**
+ * Opens the database (applying migrations) and builds the shared services. The `sse_jwt` signing key is
+ * `TOKEN_SIGNING_SECRET` when set, else a random secret generated on first start and kept in the database.
+ */
+export async function createServices(
+  config: Config,
+  options: { clock?: Clock; logger?: Logger; wakeGathering?: () => void } = {},
+): Promise<Services> {
+  const db = openDatabase(config.DATABASE_URL);
+  const secret =
+    config.TOKEN_SIGNING_SECRET ??
+    (await getOrCreateSetting(db, 'token_signing_secret', randomBytes(48).toString('base64url')));
+  return {
+    db,
+    config,
+    logger: options.logger ?? createLogger(config.LOG_LEVEL),
+    clock: options.clock ?? systemClock,
+    events: createEventBus(),
+    signingKey: new TextEncoder().encode(secret),
+    wakeGathering: options.wakeGathering ?? (() => {}),
+  };
+}
