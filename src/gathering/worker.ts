@@ -49,6 +49,7 @@ export class GatheringWorker {
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly stopController = new AbortController();
   private timer: NodeJS.Timeout | null = null;
+  private started = false;
   private pumping = false;
   private pumpAgain = false;
 
@@ -56,12 +57,13 @@ export class GatheringWorker {
 
   /** Starts claiming tasks. */
   start(): void {
+    this.started = true;
     this.wake();
   }
 
-  /** Looks at the queue now (new tasks were created). */
+  /** Looks at the queue now (new tasks were created); ignored before {@link start} and after {@link stop}. */
   wake(): void {
-    if (this.stopController.signal.aborted) return;
+    if (!this.started || this.stopController.signal.aborted) return;
     if (this.pumping) {
       this.pumpAgain = true;
       return;

@@ -26,7 +26,7 @@ export interface AvailabilityOptions {
 /** An ISO 3166-1 alpha-2 country code, upper case and assigned. */
 export const countryCodeSchema = z
   .string()
-  .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code in upper case, e.g. NL')
+  .regex(/^[A-Z]{2}$/, { error: 'must be an ISO 3166-1 alpha-2 code in upper case, e.g. NL', abort: true })
   .refine(isCountryCode, 'is not an assigned ISO 3166-1 alpha-2 country code');
 
 /**

@@ -9,7 +9,12 @@ export function pointer(path: readonly PropertyKey[]): string {
 
 /** Turns zod issues into field problems. */
 export function zodProblems(error: z.ZodError, prefix: readonly PropertyKey[] = []): FieldProblem[] {
-  return error.issues.map((issue) => ({ path: pointer([...prefix, ...issue.path]), message: issue.message }));
+  return error.issues.flatMap((issue) =>
+    // One problem per unknown key, at the key itself, so a caller sees which field to remove.
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: pointer([...prefix, ...issue.path, key]), message: 'is not a known field' }))
+      : [{ path: pointer([...prefix, ...issue.path]), message: issue.message }],
+  );
 }
 
 /**

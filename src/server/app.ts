@@ -23,9 +23,13 @@ export interface App {
 
 /**
  * Starts the whole service on one port: REST routes, `/graphql`, health probes, and the in-process
- * gathering worker. `PORT=0` picks a free port (tests).
+ * gathering worker. `PORT=0` picks a free port (tests); `startWorker: false` leaves the worker for the
+ * caller to start (tests that must see requests while still pending).
  */
-export async function startApp(config: Config, options: { clock?: Clock; logger?: Logger } = {}): Promise<App> {
+export async function startApp(
+  config: Config,
+  options: { clock?: Clock; logger?: Logger; startWorker?: boolean } = {},
+): Promise<App> {
   let worker: GatheringWorker | null = null;
   const services = await createServices(config, { ...options, wakeGathering: () => worker?.wake() });
   worker = new GatheringWorker({
@@ -70,7 +74,7 @@ export async function startApp(config: Config, options: { clock?: Clock; logger?
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => resolve());
   });
-  worker.start();
+  if (options.startWorker !== false) worker.start();
   const { port } = server.address() as AddressInfo;
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
   let stopping: Promise<void> | null = null;

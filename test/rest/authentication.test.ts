@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
+
+const problemType = 'application/problem+json; charset=utf-8';
+
+describe('POST /authentication', () => {
+  let server: TestServer;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    tenant = await server.tenant({ roles: ['instance_admin', 'connectivity_check'] });
+  });
+  afterAll(() => server.close());
+
+  it('when client credentials are right, then it answers a token pair and the user', async () => {
+    const now = server.clock.now().getTime();
+    const response = await server.anonymous.post('/authentication', {
+      client_id: tenant.clientId,
+      client_secret: tenant.clientSecret,
+    });
+
+    expect(response.status).toBe(200);
+    const { data } = response.body;
+    expect(data).toEqual({
+      auth_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      auth_token_expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/),
+      auth_refresh_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      auth_refresh_token_expires_at: expect.stringMatching(/\+00:00$/),
+      user: {
+        id: expect.stringMatching(/^usr_/),
+        email: `${tenant.clientId}@applications.invalid`,
+        locale: 'en',
+        first_name: 'API client',
+        last_name: '',
+        roles: ['instance_admin', 'connectivity_check'],
+      },
+    });
+    const hour = Date.parse(data.auth_token_expires_at) - now;
+    expect(hour).toBeGreaterThan(3_598_000);
+    expect(hour).toBeLessThanOrEqual(3_600_000);
+    const month = Date.parse(data.auth_refresh_token_expires_at) - now;
+    expect(Math.round(month / 86_400_000)).toBe(30);
+  });
+
+  it('when the secret is wrong, then it answers 401 problem+json', async () => {
+    const response = await server.anonymous.post('/authentication', {
+      client_id: tenant.clientId,
+      client_secret: 'wrong',
+    });
+
+    expect(response.status).toBe(401);
+    expect(response.headers.get('content-type')).toBe(problemType);
+    expect(response.body).toEqual({
+      type: 'urn:connectivity-gateway:problem:unauthenticated',
+      title: 'Authentication required',
+      status: 401,
+      detail: 'The credentials are invalid or expired.',
+    });
+  });
+
+  it('when the body has neither form, then it answers 422 naming the rule', async () => {
+    const response = await server.anonymous.post('/authentication', { client_id: tenant.clientId });
+
+    expect(response.status).toBe(422);
+    expect(response.body.detail).toBe('Give either client_id and client_secret, or auth_refresh_token.');
+  });
+
+  it('when a refresh token is used, then it gives a new pair once and never again', async () => {
+    const first = await server.anonymous.post('/authentication', {
+      client_id: tenant.clientId,
+      client_secret: tenant.clientSecret,
+    });
+    const refreshToken = first.body.data.auth_refresh_token;
+
+    const refreshed = await server.anonymous.post('/authentication', { auth_refresh_token: refreshToken });
+    const reused = await server.anonymous.post('/authentication', { auth_refresh_token: refreshToken });
+
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.data.auth_token).not.toBe(first.body.data.auth_token);
+    const options = await tenant.api.withToken(refreshed.body.data.auth_token).get('/availability-requests?page_size=1');
+    expect(options.status).toBe(200);
+    expect(reused.status).toBe(401);
+  });
+
+  it('when the token is sent as a Bearer token, then it is accepted too', async () => {
+    const response = await server.anonymous.request('GET', '/availability-requests', {
+      headers: { authorization: `Bearer ${tenant.api.token}` },
+    });
+
+    expect(response.status).toBe(200);
+  });
+
+  it('when an hour has passed, then the auth token is refused and the refresh token still works', async () => {
+    const signIn = await server.anonymous.post('/authentication', {
+      client_id: tenant.clientId,
+      client_secret: tenant.clientSecret,
+    });
+    const { auth_token: token, auth_refresh_token: refreshToken } = signIn.body.data;
+
+    server.clock.advance(60 * 60 * 1000 + 1000);
+    const expired = await tenant.api.withToken(token).get('/availability-requests');
+    const refreshed = await server.anonymous.post('/authentication', { auth_refresh_token: refreshToken });
+
+    expect(expired.status).toBe(401);
+    expect(expired.headers.get('content-type')).toBe(problemType);
+    expect(expired.body.detail).toBe('The auth token is invalid or expired.');
+    expect(refreshed.status).toBe(200);
+  });
+
+  it('when no token is sent, then every other route answers 401', async () => {
+    for (const path of ['/availability-requests', '/availability-requests/options?country_code=NL', '/availability-requests/avr_x']) {
+      const response = await server.anonymous.get(path);
+      expect(response.status).toBe(401);
+      expect(response.body.detail).toBe('Send a valid auth token in the X-Auth-Token header.');
+    }
+  });
+});
