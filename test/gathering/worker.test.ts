@@ -1,0 +1,142 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createContext, type Services } from '../../src/context.js';
+import { closeDatabase } from '../../src/db/client.js';
+import { listRequestProducts, listSourceOutcomes } from '../../src/db/queries/availability-requests.js';
+import { createCatalogSource } from '../../src/gathering/sources/catalog.js';
+import { SourceError, type SourceAdapter } from '../../src/gathering/sources/types.js';
+import { GatheringWorker, retryDelayMs } from '../../src/gathering/worker.js';
+import { createAvailabilityRequests, getAvailabilityRequest } from '../../src/resolvers/availability-requests.js';
+import { authenticate, viewerForToken } from '../../src/resolvers/authentication.js';
+import { createApplication, createInstance } from '../../src/resolvers/operator.js';
+import { createServices } from '../../src/server/services.js';
+import { tempDatabasePath, testConfig, waitFor } from '../helpers/app.js';
+
+describe('GatheringWorker', () => {
+  let services: Services;
+  let removeDatabase: () => void;
+  let worker: GatheringWorker | null;
+
+  beforeEach(async () => {
+    const database = tempDatabasePath();
+    removeDatabase = database.remove;
+    services = await createServices(testConfig(database.path));
+    worker = null;
+  });
+  afterEach(async () => {
+    await worker?.stop();
+    closeDatabase(services.db);
+    removeDatabase();
+  });
+
+  /** Creates a demo tenant and one request for the contract's example address; returns its context and id. */
+  async function requestAtExampleAddress() {
+    const { instance } = await createInstance(services, { name: 'Worker test', code: 'WRK', demoCatalog: true });
+    const credentials = await createApplication(services, { instance: instance.id, roles: ['connectivity_check'] });
+    const { authToken } = await authenticate(services, {
+      clientId: credentials.clientId,
+      clientSecret: credentials.clientSecret,
+    });
+    const ctx = createContext(services, await viewerForToken(services, authToken));
+    const { records } = await createAvailabilityRequests(ctx, [
+      { address: { countryCode: 'NL', postalCode: '1016XA', houseNumber: '206' } },
+    ]);
+    return { ctx, id: records[0]?.request.id ?? '' };
+  }
+
+  function startWorker(adapter: SourceAdapter) {
+    worker = new GatheringWorker({
+      db: services.db,
+      logger: services.logger,
+      clock: services.clock,
+      adapters: new Map([['catalog', adapter]]),
+      concurrency: 4,
+      leaseMs: 10_000,
+      maxAttempts: 3,
+      onChange: () => {},
+      idlePollMs: 20,
+    });
+    worker.start();
+  }
+
+  it('when one source fails for good and another fails once, then the request completes with the others’ products and the failure recorded', async () => {
+    const { ctx, id } = await requestAtExampleAddress();
+    const catalog = createCatalogSource(services.db, { latencyScale: 0 });
+    const calls = new Map<string, number>();
+    startWorker({
+      type: 'catalog',
+      async fetchOffers(query) {
+        const n = (calls.get(query.source.key) ?? 0) + 1;
+        calls.set(query.source.key, n);
+        if (query.source.key === 'colt') throw new SourceError('UNAUTHORIZED', 'The supplier refused our credentials.', false);
+        if (query.source.key === 'tele2' && n === 1) throw new SourceError('UPSTREAM_5XX', 'The supplier answered 503.', true);
+        return catalog.fetchOffers(query);
+      },
+    });
+
+    await waitFor(() => getAvailabilityRequest(ctx, id), (record) => record.request.status === 'completed');
+
+    const outcomes = await listSourceOutcomes(services.db, ctx.viewer?.instanceId ?? '', id);
+    const byName = Object.fromEntries(outcomes.map((o) => [o.sourceName, o]));
+    expect(byName.Colt).toEqual({
+      sourceId: expect.any(String),
+      sourceName: 'Colt',
+      network: 'Colt',
+      status: 'failed',
+      attempts: 1,
+      errorCode: 'UNAUTHORIZED',
+      errorMessage: 'The supplier refused our credentials.',
+      productCount: 0,
+    });
+    expect([byName.Tele2?.status, byName.Tele2?.attempts, byName.Tele2?.errorCode]).toEqual(['succeeded', 2, null]);
+    expect(byName.Tele2?.productCount).toBeGreaterThan(0);
+    const record = await getAvailabilityRequest(ctx, id);
+    expect([record.request.sourcesFinished, record.request.sourcesTotal]).toEqual([7, 7]);
+    const products = await listRequestProducts(services.db, record.request.instanceId, id);
+    expect(products.some((p) => p.network === 'Colt')).toBe(false);
+    expect(new Set(products.map((p) => p.network))).toEqual(new Set(['Eurofiber', 'KPN', 'Tele2', 'Ziggo']));
+  });
+
+  it('when a source keeps failing with retryable errors, then it ends failed after the last attempt', async () => {
+    const { ctx, id } = await requestAtExampleAddress();
+    const catalog = createCatalogSource(services.db, { latencyScale: 0 });
+    startWorker({
+      type: 'catalog',
+      async fetchOffers(query) {
+        if (query.source.key === 'ziggo') throw new SourceError('TIMEOUT', 'The source did not answer in time.', true);
+        return catalog.fetchOffers(query);
+      },
+    });
+
+    await waitFor(() => getAvailabilityRequest(ctx, id), (record) => record.request.status === 'completed');
+
+    const outcomes = await listSourceOutcomes(services.db, ctx.viewer?.instanceId ?? '', id);
+    const ziggo = outcomes.find((o) => o.sourceName === 'Ziggo');
+    expect([ziggo?.status, ziggo?.attempts, ziggo?.errorCode]).toEqual(['failed', 3, 'TIMEOUT']);
+  });
+
+  it('when a source throws something unexpected, then it is recorded without internals', async () => {
+    const { ctx, id } = await requestAtExampleAddress();
+    startWorker({
+      type: 'catalog',
+      async fetchOffers() {
+        throw new TypeError('cannot read properties of undefined (internal detail)');
+      },
+    });
+
+    await waitFor(() => getAvailabilityRequest(ctx, id), (record) => record.request.status === 'completed');
+
+    const outcomes = await listSourceOutcomes(services.db, ctx.viewer?.instanceId ?? '', id);
+    expect(new Set(outcomes.map((o) => `${o.status} ${o.errorCode} ${o.errorMessage}`))).toEqual(
+      new Set(['failed SOURCE_ERROR The source failed unexpectedly.']),
+    );
+  });
+});
+
+describe('retryDelayMs', () => {
+  it('when the random draw is at its top, then the delay doubles per attempt from 500 ms and stops at 30 s', () => {
+    expect([1, 2, 3, 4, 7, 8, 20].map((attempt) => retryDelayMs(attempt, () => 1))).toEqual([
+      500, 1000, 2000, 4000, 30_000, 30_000, 30_000,
+    ]);
+    expect(retryDelayMs(3, () => 0)).toBe(0);
+  });
+});
