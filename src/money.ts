@@ -4,7 +4,9 @@ const fractionDigitsCache = new Map<string, number>();
 export function currencyFractionDigits(currency: string): number {
   let digits = fractionDigitsCache.get(currency);
   if (digits === undefined) {
-    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    digits =
+      new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ??
+      2;
     fractionDigitsCache.set(currency, digits);
   }
   return digits;

@@ -11,7 +11,9 @@ import { createServices } from '../server/services.js';
  * service (SQLite WAL with a busy timeout). Prints JSON on stdout; errors as JSON on stderr, exit 1.
  */
 
-async function withServices<T>(run: (services: Awaited<ReturnType<typeof createServices>>) => Promise<T>): Promise<void> {
+async function withServices<T>(
+  run: (services: Awaited<ReturnType<typeof createServices>>) => Promise<T>,
+): Promise<void> {
   const config = loadConfig(process.env);
   const services = await createServices(config, { logger: createLogger('silent') });
   try {

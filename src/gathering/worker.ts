@@ -13,7 +13,7 @@ import {
 import type { SourceType } from '../db/schema/index.js';
 import type { Logger } from '../logger.js';
 import { offerMatchesFilters } from './filters.js';
-import { SourceError, type SourceAdapter } from './sources/types.js';
+import { type SourceAdapter, SourceError } from './sources/types.js';
 
 /** Settings and collaborators of a {@link GatheringWorker}. */
 export interface GatheringWorkerOptions {
@@ -134,14 +134,28 @@ export class GatheringWorker {
     const log = logger.child({ taskId: task.taskId, source: task.source.key, requestId: task.request.id });
     const adapter = this.options.adapters.get(task.source.type);
     // An attempt must end well inside its lease, or another worker could take the task over meanwhile.
-    const signal = AbortSignal.any([this.stopController.signal, AbortSignal.timeout(Math.floor(this.options.leaseMs * 0.8))]);
+    const signal = AbortSignal.any([
+      this.stopController.signal,
+      AbortSignal.timeout(Math.floor(this.options.leaseMs * 0.8)),
+    ]);
     try {
-      if (!adapter) throw new SourceError('NO_ADAPTER', `No adapter for source type ${task.source.type}.`, false);
-      const offers = await adapter.fetchOffers({ source: task.source, request: task.request, address: task.address, signal });
+      if (!adapter)
+        throw new SourceError('NO_ADAPTER', `No adapter for source type ${task.source.type}.`, false);
+      const offers = await adapter.fetchOffers({
+        source: task.source,
+        request: task.request,
+        address: task.address,
+        signal,
+      });
       const products = offers
         .filter((offer) => offerMatchesFilters(offer, task.request.filters))
         .map((offer) => ({ ...offer, mrcMinor: offer.purchaseMrcMinor, nrcMinor: offer.purchaseNrcMinor }));
-      const change = await completeTask(db, { taskId: task.taskId, owner: this.owner, now: clock.now(), products });
+      const change = await completeTask(db, {
+        taskId: task.taskId,
+        owner: this.owner,
+        now: clock.now(),
+        products,
+      });
       if (change) this.options.onChange(change);
       else log.warn('lease lost before the task completed; its result was discarded');
     } catch (error) {

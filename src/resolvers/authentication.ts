@@ -2,7 +2,12 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Context, Role, Services, Viewer } from '../context.js';
 import { roles } from '../context.js';
-import { findApplicationByClientId, findLiveToken, insertTokenPair, rotateRefreshToken } from '../db/queries/auth.js';
+import {
+  findApplicationByClientId,
+  findLiveToken,
+  insertTokenPair,
+  rotateRefreshToken,
+} from '../db/queries/auth.js';
 import type { UserRow } from '../db/queries/tenancy.js';
 import { AppError } from '../errors.js';
 import { parseInput } from './validation.js';
@@ -79,7 +84,11 @@ export async function authenticate(services: Services, input: unknown): Promise<
   }
   const refresh = await findLiveToken(db, 'refresh', hashCredential(body.authRefreshToken), now);
   if (!refresh) throw rejected;
-  const owner = { instanceId: refresh.user.instanceId, userId: refresh.user.id, applicationId: refresh.applicationId };
+  const owner = {
+    instanceId: refresh.user.instanceId,
+    userId: refresh.user.id,
+    applicationId: refresh.applicationId,
+  };
   if (!(await rotateRefreshToken(db, refresh.tokenId, { ...owner, ...stored }))) throw rejected;
   return { ...pair, user: refresh.user };
 }
@@ -105,6 +114,7 @@ export async function viewerForToken(services: Services, token: string): Promise
 export function requireViewer(ctx: Context, allowed: readonly Role[]): Viewer {
   const { viewer } = ctx;
   if (!viewer) throw new AppError('UNAUTHENTICATED', 'Send a valid auth token in the X-Auth-Token header.');
-  if (viewer.roles.includes('instance_admin') || viewer.roles.some((role) => allowed.includes(role))) return viewer;
+  if (viewer.roles.includes('instance_admin') || viewer.roles.some((role) => allowed.includes(role)))
+    return viewer;
   throw new AppError('FORBIDDEN', `This operation needs one of the roles: ${allowed.join(', ')}.`);
 }

@@ -81,7 +81,10 @@ export function addressFieldProblems(
       if (field.required) problems.push({ path: at, message: `${field.name} is required in ${countryCode}` });
       continue;
     }
-    const valid = field.key === 'postal_code' ? validatePostalCode(countryCode, value) : new RegExp(field.regex).test(value);
+    const valid =
+      field.key === 'postal_code'
+        ? validatePostalCode(countryCode, value)
+        : new RegExp(field.regex).test(value);
     if (!valid) problems.push({ path: at, message: `${field.name} must match ${field.regex}` });
   }
   return problems;
@@ -99,12 +102,24 @@ export function storedFilters(input: AvailabilityRequestInput): StoredFilters {
 }
 
 /** Checks every filter value against the values the options publish for the address's country. */
-export function filterProblems(filters: StoredFilters, allowed: FilterValueSets, path: string): FieldProblem[] {
+export function filterProblems(
+  filters: StoredFilters,
+  allowed: FilterValueSets,
+  path: string,
+): FieldProblem[] {
   const problems: FieldProblem[] = [];
-  const check = <T>(key: keyof StoredFilters, values: readonly T[], known: readonly T[], show: (v: T) => string) => {
+  const check = <T>(
+    key: keyof StoredFilters,
+    values: readonly T[],
+    known: readonly T[],
+    show: (v: T) => string,
+  ) => {
     values.forEach((value, index) => {
       if (!known.includes(value)) {
-        problems.push({ path: `${path}/${key}/${index}`, message: `${show(value)} is not an available value of ${key}` });
+        problems.push({
+          path: `${path}/${key}/${index}`,
+          message: `${show(value)} is not an available value of ${key}`,
+        });
       }
     });
   };

@@ -34,7 +34,11 @@ export const countryCodeSchema = z
  * Field descriptors come from the postal-code data (NL as the contract fixes it); filter values from
  * the instance's enabled sources for that country and what their catalogues offer.
  */
-export async function optionsForCountry(ctx: Context, instanceId: string, countryCode: string): Promise<AvailabilityOptions> {
+export async function optionsForCountry(
+  ctx: Context,
+  instanceId: string,
+  countryCode: string,
+): Promise<AvailabilityOptions> {
   const fields = addressFieldDescriptors(countryCode) ?? [];
   const sources = await listEnabledSources(ctx.db, instanceId, countryCode);
   const values = await catalogValueSets(
@@ -50,8 +54,15 @@ export async function optionsForCountry(ctx: Context, instanceId: string, countr
  * @throws {AppError} `VALIDATION` (path `/country_code`) for a malformed or unknown country code;
  *   `UNAUTHENTICATED` / `FORBIDDEN` as {@link requireViewer}.
  */
-export async function availabilityOptions(ctx: Context, input: { countryCode?: unknown }): Promise<AvailabilityOptions> {
+export async function availabilityOptions(
+  ctx: Context,
+  input: { countryCode?: unknown },
+): Promise<AvailabilityOptions> {
   const viewer = requireViewer(ctx, ['connectivity_check']);
-  const { countryCode } = parseInput(z.object({ countryCode: countryCodeSchema }), input, 'The country code is invalid.');
+  const { countryCode } = parseInput(
+    z.object({ countryCode: countryCodeSchema }),
+    input,
+    'The country code is invalid.',
+  );
   return optionsForCountry(ctx, viewer.instanceId, countryCode);
 }

@@ -14,7 +14,12 @@ import { parseInput } from './validation.js';
 /** A Relay connection page (Relay Cursor Connections spec) plus the list's total. */
 export interface RecordConnection {
   edges: { cursor: string; node: AvailabilityRequestRecord }[];
-  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  pageInfo: {
+    hasNextPage: boolean;
+    hasPreviousPage: boolean;
+    startCursor: string | null;
+    endCursor: string | null;
+  };
   totalCount: number;
 }
 
@@ -26,7 +31,8 @@ function encodeCursor({ request }: AvailabilityRequestRecord): string {
 function decodeCursor(cursor: string, path: string): RequestPosition {
   const [millis, id] = Buffer.from(cursor, 'base64url').toString('utf8').split(':');
   const createdAt = new Date(Number(millis));
-  if (!id || Number.isNaN(createdAt.getTime())) throw validationError([{ path, message: 'is not a valid cursor' }]);
+  if (!id || Number.isNaN(createdAt.getTime()))
+    throw validationError([{ path, message: 'is not a valid cursor' }]);
   return { createdAt, id };
 }
 

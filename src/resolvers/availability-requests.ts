@@ -17,7 +17,6 @@ import { AppError, type FieldProblem, notFound, validationError } from '../error
 import { sourceMatchesFilters } from '../gathering/filters.js';
 import { continentCode, geocodeCity, normalisePostalCode, reverseGeocode } from '../geo/index.js';
 import { requireViewer } from './authentication.js';
-import { type AvailabilityOptions, countryCodeSchema, optionsForCountry } from './availability-options.js';
 import {
   type AddressInput,
   addressFieldProblems,
@@ -25,6 +24,7 @@ import {
   filterProblems,
   storedFilters,
 } from './availability-input.js';
+import { type AvailabilityOptions, countryCodeSchema, optionsForCountry } from './availability-options.js';
 import { parseInput } from './validation.js';
 
 /** Result of a create call: the created requests in input order and a confirmation message. */
@@ -110,7 +110,10 @@ function emptyAddress(countryCode: string): NewAddress {
  * @param input the batch in camelCase (REST maps the contract's snake_case keys).
  * @throws {AppError} `VALIDATION` with a problem per invalid field (`/0/address/postalCode`).
  */
-export async function createAvailabilityRequests(ctx: Context, input: unknown): Promise<CreatedAvailabilityRequests> {
+export async function createAvailabilityRequests(
+  ctx: Context,
+  input: unknown,
+): Promise<CreatedAvailabilityRequests> {
   const viewer = requireViewer(ctx, ['connectivity_check']);
   const batch = parseInput(availabilityRequestBatchSchema, input, 'The availability requests are invalid.');
   const optionsByCountry = new Map<string, AvailabilityOptions>();
@@ -130,7 +133,10 @@ export async function createAvailabilityRequests(ctx: Context, input: unknown): 
     );
     problems.push(...addressProblems);
     if (address.countryCode !== '' && !optionsByCountry.has(address.countryCode)) {
-      optionsByCountry.set(address.countryCode, await optionsForCountry(ctx, viewer.instanceId, address.countryCode));
+      optionsByCountry.set(
+        address.countryCode,
+        await optionsForCountry(ctx, viewer.instanceId, address.countryCode),
+      );
     }
     const options = optionsByCountry.get(address.countryCode);
     const filters = storedFilters(element);
@@ -142,14 +148,17 @@ export async function createAvailabilityRequests(ctx: Context, input: unknown): 
       });
     }
     // Customers and projects do not exist yet in this service, so no id can name one.
-    if (element.customerId != null) problems.push({ path: `/${index}/customerId`, message: 'customer was not found' });
-    if (element.projectId != null) problems.push({ path: `/${index}/projectId`, message: 'project was not found' });
+    if (element.customerId != null)
+      problems.push({ path: `/${index}/customerId`, message: 'customer was not found' });
+    if (element.projectId != null)
+      problems.push({ path: `/${index}/projectId`, message: 'project was not found' });
     const sourceIds = (options?.sources ?? [])
       .filter((source) => sourceMatchesFilters(source.network, filters))
       .map((source) => source.id);
     resolved.push({ address, filters, customerId: null, projectId: null, sourceIds });
   }
-  if (problems.length > 0) throw validationError(problems, 'The availability requests are invalid; none was created.');
+  if (problems.length > 0)
+    throw validationError(problems, 'The availability requests are invalid; none was created.');
   const records = await insertAvailabilityRequests(ctx.db, {
     instanceId: viewer.instanceId,
     userId: viewer.userId,
@@ -165,7 +174,10 @@ export async function createAvailabilityRequests(ctx: Context, input: unknown): 
   }
   ctx.wakeGathering();
   const count = records.length;
-  return { records, message: `${count} availability request${count === 1 ? '' : 's'} created; gathering started.` };
+  return {
+    records,
+    message: `${count} availability request${count === 1 ? '' : 's'} created; gathering started.`,
+  };
 }
 
 /** Default and largest page size of REST lists (DESIGN.md, "Pagination"). */
@@ -238,7 +250,10 @@ export async function availabilityRequestProducts(ctx: Context, requestId: strin
 }
 
 /** Per-source outcomes (status, attempts, error) of one of the caller's requests. */
-export async function availabilityRequestSourceOutcomes(ctx: Context, requestId: string): Promise<SourceOutcome[]> {
+export async function availabilityRequestSourceOutcomes(
+  ctx: Context,
+  requestId: string,
+): Promise<SourceOutcome[]> {
   const viewer = requireViewer(ctx, ['connectivity_check']);
   return listSourceOutcomes(ctx.db, viewer.instanceId, requestId);
 }

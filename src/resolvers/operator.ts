@@ -30,10 +30,13 @@ export async function createInstance(
   input: { name: string; code: string; demoCatalog?: boolean },
 ): Promise<{ instance: InstanceRow; catalog: { sources: number; areas: number; offers: number } | null }> {
   const { name, code, demoCatalog } = parseInput(instanceInput, input, 'The instance is invalid.');
-  if (await findInstance(services.db, code)) throw new AppError('CONFLICT', `Instance code ${code} is taken.`);
+  if (await findInstance(services.db, code))
+    throw new AppError('CONFLICT', `Instance code ${code} is taken.`);
   const now = services.clock.now();
   const instance = await insertInstance(services.db, { name, code, now });
-  const catalog = demoCatalog ? await importCatalog(services.db, instance.id, readCatalogFile(demoCatalogPath), now) : null;
+  const catalog = demoCatalog
+    ? await importCatalog(services.db, instance.id, readCatalogFile(demoCatalogPath), now)
+    : null;
   return { instance, catalog };
 }
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { type FieldProblem, validationError } from '../errors.js';
 import type { AppError } from '../errors.js';
+import { type FieldProblem, validationError } from '../errors.js';
 
 /** JSON-pointer-like path of a zod issue (`['0','address','postalCode']` → `/0/address/postalCode`). */
 export function pointer(path: readonly PropertyKey[]): string {
@@ -12,7 +12,10 @@ export function zodProblems(error: z.ZodError, prefix: readonly PropertyKey[] = 
   return error.issues.flatMap((issue) =>
     // One problem per unknown key, at the key itself, so a caller sees which field to remove.
     issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ path: pointer([...prefix, ...issue.path, key]), message: 'is not a known field' }))
+      ? issue.keys.map((key) => ({
+          path: pointer([...prefix, ...issue.path, key]),
+          message: 'is not a known field',
+        }))
       : [{ path: pointer([...prefix, ...issue.path]), message: issue.message }],
   );
 }

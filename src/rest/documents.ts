@@ -5,10 +5,10 @@ import type {
   SourceOutcome,
 } from '../db/queries/availability-requests.js';
 import { toMajorUnits } from '../money.js';
-import type { AvailabilityOptions } from '../resolvers/availability-options.js';
-import { progressPercentage } from '../resolvers/availability-requests.js';
 import type { AuthenticationResult } from '../resolvers/authentication.js';
+import type { AvailabilityOptions } from '../resolvers/availability-options.js';
 import type { Pagination } from '../resolvers/availability-requests.js';
+import { progressPercentage } from '../resolvers/availability-requests.js';
 
 /**
  * ISO 8601 with an explicit UTC offset, to the second (`2026-11-22T10:04:50+00:00`), as the contract's
@@ -82,7 +82,8 @@ export function sourceOutcomeDocument(outcome: SourceOutcome) {
     status: outcome.status,
     attempts: outcome.attempts,
     product_count: outcome.productCount,
-    error: outcome.errorCode === null ? null : { code: outcome.errorCode, message: outcome.errorMessage ?? '' },
+    error:
+      outcome.errorCode === null ? null : { code: outcome.errorCode, message: outcome.errorMessage ?? '' },
     _document_type: 'availability_request_source' as const,
   };
 }

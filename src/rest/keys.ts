@@ -17,7 +17,10 @@ export function camelizeBody(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(camelizeBody);
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => [/[A-Z]/.test(key) ? `~${key}` : camelKey(key), camelizeBody(inner)]),
+    Object.entries(value).map(([key, inner]) => [
+      /[A-Z]/.test(key) ? `~${key}` : camelKey(key),
+      camelizeBody(inner),
+    ]),
   );
 }
 

@@ -15,7 +15,8 @@ export interface Problem {
  * (paths in the contract's snake_case); anything else becomes a bare 500 with no internals.
  */
 export function toProblem(error: unknown): Problem {
-  const appError = error instanceof AppError ? error : new AppError('INTERNAL', 'An unexpected error occurred.');
+  const appError =
+    error instanceof AppError ? error : new AppError('INTERNAL', 'An unexpected error occurred.');
   const { status, title } = errorCodes[appError.code];
   const problem: Problem = {
     type: `urn:connectivity-gateway:problem:${appError.code.toLowerCase().replaceAll('_', '-')}`,

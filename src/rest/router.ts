@@ -12,7 +12,10 @@ interface CompiledRoute {
   segments: string[];
 }
 
-const compiled: CompiledRoute[] = routes.map((route) => ({ route, segments: route.path.split('/').slice(1) }));
+const compiled: CompiledRoute[] = routes.map((route) => ({
+  route,
+  segments: route.path.split('/').slice(1),
+}));
 
 function matchPath(segments: string[], parts: string[]): Record<string, string> | null {
   if (segments.length !== parts.length) return null;
@@ -45,7 +48,12 @@ export function sendProblem(res: ServerResponse, error: unknown, log?: Services[
  * and another method), authenticates, reads the body, runs the route and sends its document, or a
  * problem+json for any error.
  */
-export async function handleRest(services: Services, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export async function handleRest(
+  services: Services,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<void> {
   try {
     const parts = url.pathname.split('/').slice(1);
     const candidates = compiled
@@ -62,7 +70,8 @@ export async function handleRest(services: Services, req: IncomingMessage, res: 
     let ctx: Context = createContext(services, null);
     if (route.authenticated) {
       const token = authTokenFromHeaders((name) => req.headers[name] as string | undefined);
-      if (!token) throw new AppError('UNAUTHENTICATED', 'Send a valid auth token in the X-Auth-Token header.');
+      if (!token)
+        throw new AppError('UNAUTHENTICATED', 'Send a valid auth token in the X-Auth-Token header.');
       ctx = createContext(services, await viewerForToken(services, token));
     }
     const body = route.body ? await readJsonBody(req) : undefined;

@@ -58,7 +58,11 @@ export const routes: Route[] = [
     body: false,
     handle: async ({ ctx, query }) => ({
       status: 200,
-      body: { data: optionsDocument(await availabilityOptions(ctx, { countryCode: query.get('country_code') ?? undefined })) },
+      body: {
+        data: optionsDocument(
+          await availabilityOptions(ctx, { countryCode: query.get('country_code') ?? undefined }),
+        ),
+      },
     }),
   },
   {

@@ -6,6 +6,7 @@ import type {
 } from '../db/queries/availability-requests.js';
 import { availabilityRequestStatuses, gatheringTaskStatuses } from '../db/schema/index.js';
 import { toMajorUnits } from '../money.js';
+import { availabilityRequestConnection } from '../resolvers/availability-request-connection.js';
 import {
   availabilityRequestProducts,
   availabilityRequestSourceOutcomes,
@@ -13,16 +14,19 @@ import {
   findAvailabilityRequestForViewer,
   progressPercentage,
 } from '../resolvers/availability-requests.js';
-import { availabilityRequestConnection } from '../resolvers/availability-request-connection.js';
 import { builder } from './builder.js';
 import { Bandwidth, BandwidthInput, Coordinates, CoordinatesInput } from './common.js';
 import { withoutNulls } from './inputs.js';
 
 const upperCase = <T extends string>(values: readonly T[]) =>
-  Object.fromEntries(values.map((value) => [value.toUpperCase(), { value }])) as Record<Uppercase<T>, { value: T }>;
+  Object.fromEntries(values.map((value) => [value.toUpperCase(), { value }])) as Record<
+    Uppercase<T>,
+    { value: T }
+  >;
 
 const AvailabilityRequestStatus = builder.enumType('AvailabilityRequestStatus', {
-  description: 'PENDING: no source started; IN_PROGRESS: some started; COMPLETED: every matching source finished.',
+  description:
+    'PENDING: no source started; IN_PROGRESS: some started; COMPLETED: every matching source finished.',
   values: upperCase(availabilityRequestStatuses),
 });
 
@@ -46,7 +50,8 @@ const Address = builder.objectRef<AddressRow>('Address').implement({
       type: Coordinates,
       nullable: true,
       description: 'Given, or located by the service (city precision); null when the place is unknown.',
-      resolve: (a) => (a.latitude === null || a.longitude === null ? null : { latitude: a.latitude, longitude: a.longitude }),
+      resolve: (a) =>
+        a.latitude === null || a.longitude === null ? null : { latitude: a.latitude, longitude: a.longitude },
     }),
   }),
 });
@@ -71,10 +76,19 @@ const AvailabilityRequestProduct = builder.objectRef<ProductRow>('AvailabilityRe
     network: t.exposeString('network'),
     technologyType: t.exposeString('technologyType'),
     connectionType: t.exposeString('connectionType'),
-    bandwidth: t.field({ type: Bandwidth, resolve: (p) => ({ download: p.downloadKbps, upload: p.uploadKbps }) }),
+    bandwidth: t.field({
+      type: Bandwidth,
+      resolve: (p) => ({ download: p.downloadKbps, upload: p.uploadKbps }),
+    }),
     contractTerm: t.exposeInt('contractTermMonths', { description: 'Months.' }),
-    mrc: t.float({ description: 'Monthly recurring charge, major unit.', resolve: (p) => toMajorUnits(p.mrcMinor, p.currency) }),
-    nrc: t.float({ description: 'One-off charge, major unit.', resolve: (p) => toMajorUnits(p.nrcMinor, p.currency) }),
+    mrc: t.float({
+      description: 'Monthly recurring charge, major unit.',
+      resolve: (p) => toMajorUnits(p.mrcMinor, p.currency),
+    }),
+    nrc: t.float({
+      description: 'One-off charge, major unit.',
+      resolve: (p) => toMajorUnits(p.nrcMinor, p.currency),
+    }),
     currency: t.exposeString('currency', { description: 'ISO 4217.' }),
   }),
 });
@@ -94,33 +108,37 @@ const AvailabilityRequestSource = builder.objectRef<SourceOutcome>('Availability
 });
 
 /** The AvailabilityRequest node type. */
-export const AvailabilityRequest = builder.node(builder.objectRef<AvailabilityRequestRecord>('AvailabilityRequest'), {
-  description: 'A search for offers at one address, gathered asynchronously from every matching source.',
-  id: { resolve: (record) => record.request.id },
-  isTypeOf: (value) => typeof value === 'object' && value !== null && 'request' in value && 'address' in value,
-  loadOne: (id, ctx) => findAvailabilityRequestForViewer(ctx, String(id)),
-  fields: (t) => ({
-    address: t.field({ type: Address, resolve: (r) => r.address }),
-    createdAt: t.field({ type: 'DateTime', resolve: (r) => r.request.createdAt }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (r) => r.request.updatedAt }),
-    filters: t.field({ type: AvailabilityRequestFilters, resolve: (r) => r.request.filters }),
-    status: t.field({ type: AvailabilityRequestStatus, resolve: (r) => r.request.status }),
-    networksProgressPercentage: t.float({
-      description: 'Finished ÷ matching sources × 100, two decimals.',
-      resolve: (r) => progressPercentage(r.request),
+export const AvailabilityRequest = builder.node(
+  builder.objectRef<AvailabilityRequestRecord>('AvailabilityRequest'),
+  {
+    description: 'A search for offers at one address, gathered asynchronously from every matching source.',
+    id: { resolve: (record) => record.request.id },
+    isTypeOf: (value) =>
+      typeof value === 'object' && value !== null && 'request' in value && 'address' in value,
+    loadOne: (id, ctx) => findAvailabilityRequestForViewer(ctx, String(id)),
+    fields: (t) => ({
+      address: t.field({ type: Address, resolve: (r) => r.address }),
+      createdAt: t.field({ type: 'DateTime', resolve: (r) => r.request.createdAt }),
+      updatedAt: t.field({ type: 'DateTime', resolve: (r) => r.request.updatedAt }),
+      filters: t.field({ type: AvailabilityRequestFilters, resolve: (r) => r.request.filters }),
+      status: t.field({ type: AvailabilityRequestStatus, resolve: (r) => r.request.status }),
+      networksProgressPercentage: t.float({
+        description: 'Finished ÷ matching sources × 100, two decimals.',
+        resolve: (r) => progressPercentage(r.request),
+      }),
+      products: t.field({
+        type: [AvailabilityRequestProduct],
+        description: 'Offers gathered so far.',
+        resolve: (r, _args, ctx) => availabilityRequestProducts(ctx, r.request.id),
+      }),
+      sources: t.field({
+        type: [AvailabilityRequestSource],
+        description: 'The matching sources and their outcomes.',
+        resolve: (r, _args, ctx) => availabilityRequestSourceOutcomes(ctx, r.request.id),
+      }),
     }),
-    products: t.field({
-      type: [AvailabilityRequestProduct],
-      description: 'Offers gathered so far.',
-      resolve: (r, _args, ctx) => availabilityRequestProducts(ctx, r.request.id),
-    }),
-    sources: t.field({
-      type: [AvailabilityRequestSource],
-      description: 'The matching sources and their outcomes.',
-      resolve: (r, _args, ctx) => availabilityRequestSourceOutcomes(ctx, r.request.id),
-    }),
-  }),
-});
+  },
+);
 
 const AddressInput = builder.inputType('AddressInput', {
   description: 'Address fields (as the options endpoint describes per country) or coordinates.',
@@ -161,7 +179,8 @@ const CreateAvailabilityRequestsPayload = builder
 builder.mutationField('createAvailabilityRequests', (t) =>
   t.field({
     type: CreateAvailabilityRequestsPayload,
-    description: 'Creates one request per element; one invalid element rejects all (REST: POST /availability-requests).',
+    description:
+      'Creates one request per element; one invalid element rejects all (REST: POST /availability-requests).',
     args: { input: t.arg({ type: [AvailabilityRequestInput], required: true }) },
     resolve: (_root, args, ctx) => createAvailabilityRequests(ctx, withoutNulls(args.input)),
   }),

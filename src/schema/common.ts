@@ -10,13 +10,15 @@ export const Bandwidth = builder.objectRef<{ download: number; upload: number }>
 });
 
 /** A WGS84 position. */
-export const Coordinates = builder.objectRef<{ latitude: number; longitude: number }>('Coordinates').implement({
-  description: 'A WGS84 position in decimal degrees.',
-  fields: (t) => ({
-    latitude: t.exposeFloat('latitude'),
-    longitude: t.exposeFloat('longitude'),
-  }),
-});
+export const Coordinates = builder
+  .objectRef<{ latitude: number; longitude: number }>('Coordinates')
+  .implement({
+    description: 'A WGS84 position in decimal degrees.',
+    fields: (t) => ({
+      latitude: t.exposeFloat('latitude'),
+      longitude: t.exposeFloat('longitude'),
+    }),
+  });
 
 export const BandwidthInput = builder.inputType('BandwidthInput', {
   description: 'A download/upload pair in kbps.',

@@ -36,12 +36,17 @@ export async function startApp(
     db: services.db,
     logger: services.logger.child({ component: 'gathering' }),
     clock: services.clock,
-    adapters: new Map([['catalog', createCatalogSource(services.db, { latencyScale: config.SOURCE_LATENCY_SCALE })]]),
+    adapters: new Map([
+      ['catalog', createCatalogSource(services.db, { latencyScale: config.SOURCE_LATENCY_SCALE })],
+    ]),
     concurrency: config.GATHERING_CONCURRENCY,
     leaseMs: config.GATHERING_LEASE_SECONDS * 1000,
     maxAttempts: config.GATHERING_MAX_ATTEMPTS,
     onChange: (change) =>
-      services.events.publish('availabilityRequest:changed', change.instanceId, { ...change, kind: 'updated' }),
+      services.events.publish('availabilityRequest:changed', change.instanceId, {
+        ...change,
+        kind: 'updated',
+      }),
   });
   const yoga = createGraphQLServer(services);
   let ready = true;
@@ -59,7 +64,11 @@ export async function startApp(
         }
       })();
       const ok = ready && databaseOk;
-      return sendJson(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not_ready', database: databaseOk, worker: ready });
+      return sendJson(res, ok ? 200 : 503, {
+        status: ok ? 'ready' : 'not_ready',
+        database: databaseOk,
+        worker: ready,
+      });
     }
     return handleRest(services, req, res, url);
   };

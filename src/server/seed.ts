@@ -17,7 +17,11 @@ export interface DemoSeed {
  */
 export async function seedDemoInstance(services: Services): Promise<DemoSeed | null> {
   if ((await countInstances(services.db)) > 0) return null;
-  const { instance } = await createInstance(services, { name: 'Demo Telecom', code: 'DEMO', demoCatalog: true });
+  const { instance } = await createInstance(services, {
+    name: 'Demo Telecom',
+    code: 'DEMO',
+    demoCatalog: true,
+  });
   const credentials = await createApplication(services, {
     instance: instance.id,
     name: 'Demo client',

@@ -14,7 +14,14 @@ const addresses = ['1016XA', '1017AB', '3011AA', '3511AB', '5611AA', '7101AA'].m
   address: { country_code: 'NL', postal_code: postalCode, house_number: String(index + 1) },
 }));
 
-type Product = { network: string; technology_type: string; connection_type: string; bandwidth: object; contract_term: number; mrc: number };
+type Product = {
+  network: string;
+  technology_type: string;
+  connection_type: string;
+  bandwidth: object;
+  contract_term: number;
+  mrc: number;
+};
 const productKey = (p: Product) =>
   JSON.stringify([p.network, p.technology_type, p.connection_type, p.bandwidth, p.contract_term, p.mrc]);
 
@@ -22,14 +29,21 @@ const productKey = (p: Product) =>
 async function allCompleted(api: ApiClient, ids: string[]) {
   return Promise.all(
     ids.map(async (id) => {
-      const done = await waitFor(() => api.get(`/availability-requests/${id}`), (r) => r.body.data.status === 'completed', 30_000);
+      const done = await waitFor(
+        () => api.get(`/availability-requests/${id}`),
+        (r) => r.body.data.status === 'completed',
+        30_000,
+      );
       return done.body.data;
     }),
   );
 }
 
 /** Asserts each interrupted request got exactly the products an uninterrupted one gets. */
-async function expectSameAsUninterrupted(api: ApiClient, interrupted: { products: Product[]; sources: { product_count: number; status: string }[] }[]) {
+async function expectSameAsUninterrupted(
+  api: ApiClient,
+  interrupted: { products: Product[]; sources: { product_count: number; status: string }[] }[],
+) {
   const control = await api.post('/availability-requests', addresses);
   const controls = await allCompleted(
     api,
@@ -40,7 +54,9 @@ async function expectSameAsUninterrupted(api: ApiClient, interrupted: { products
     expect(new Set(keys).size).toBe(keys.length);
     expect(keys.sort()).toEqual(controls[index].products.map(productKey).sort());
     expect(record.sources.every((source) => source.status === 'succeeded')).toBe(true);
-    expect(record.products.length).toBe(record.sources.reduce((sum, source) => sum + source.product_count, 0));
+    expect(record.products.length).toBe(
+      record.sources.reduce((sum, source) => sum + source.product_count, 0),
+    );
   });
 }
 
@@ -60,7 +76,11 @@ describe('gathering across restarts', () => {
     const ids: string[] = created.body.data.map((entry: { id: string }) => entry.id);
     const midway = await waitFor(
       () => tenant.api.get('/availability-requests?page_size=100'),
-      (r) => r.body.data.some((record: { networks_progress_percentage: string }) => record.networks_progress_percentage !== '0.00'),
+      (r) =>
+        r.body.data.some(
+          (record: { networks_progress_percentage: string }) =>
+            record.networks_progress_percentage !== '0.00',
+        ),
     );
     expect(midway.body.data.some((record: { status: string }) => record.status !== 'completed')).toBe(true);
 
@@ -98,17 +118,28 @@ describe('gathering across restarts', () => {
     child.stdout?.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
     });
-    await waitFor(async () => stdout, (text) => /client_secret: \S+/.test(text), 30_000);
+    await waitFor(
+      async () => stdout,
+      (text) => /client_secret: \S+/.test(text),
+      30_000,
+    );
     const clientId = /client_id: +(\S+)/.exec(stdout)?.[1];
     const clientSecret = /client_secret: +(\S+)/.exec(stdout)?.[1];
     const anonymous = new ApiClient(`http://127.0.0.1:${port}`);
-    const signIn = await anonymous.post('/authentication', { client_id: clientId, client_secret: clientSecret });
+    const signIn = await anonymous.post('/authentication', {
+      client_id: clientId,
+      client_secret: clientSecret,
+    });
     const api = anonymous.withToken(signIn.body.data.auth_token);
     const created = await api.post('/availability-requests', [...addresses, contractExampleBatch[1]]);
     const ids: string[] = created.body.data.map((entry: { id: string }) => entry.id);
     await waitFor(
       () => api.get('/availability-requests?page_size=100'),
-      (r) => r.body.data.some((record: { networks_progress_percentage: string }) => record.networks_progress_percentage !== '0.00'),
+      (r) =>
+        r.body.data.some(
+          (record: { networks_progress_percentage: string }) =>
+            record.networks_progress_percentage !== '0.00',
+        ),
       30_000,
     );
 

@@ -3,10 +3,13 @@ import { createContext, type Services } from '../../src/context.js';
 import { closeDatabase } from '../../src/db/client.js';
 import { listRequestProducts, listSourceOutcomes } from '../../src/db/queries/availability-requests.js';
 import { createCatalogSource } from '../../src/gathering/sources/catalog.js';
-import { SourceError, type SourceAdapter } from '../../src/gathering/sources/types.js';
+import { type SourceAdapter, SourceError } from '../../src/gathering/sources/types.js';
 import { GatheringWorker, retryDelayMs } from '../../src/gathering/worker.js';
-import { createAvailabilityRequests, getAvailabilityRequest } from '../../src/resolvers/availability-requests.js';
 import { authenticate, viewerForToken } from '../../src/resolvers/authentication.js';
+import {
+  createAvailabilityRequests,
+  getAvailabilityRequest,
+} from '../../src/resolvers/availability-requests.js';
 import { createApplication, createInstance } from '../../src/resolvers/operator.js';
 import { createServices } from '../../src/server/services.js';
 import { tempDatabasePath, testConfig, waitFor } from '../helpers/app.js';
@@ -30,8 +33,15 @@ describe('GatheringWorker', () => {
 
   /** Creates a demo tenant and one request for the contract's example address; returns its context and id. */
   async function requestAtExampleAddress() {
-    const { instance } = await createInstance(services, { name: 'Worker test', code: 'WRK', demoCatalog: true });
-    const credentials = await createApplication(services, { instance: instance.id, roles: ['connectivity_check'] });
+    const { instance } = await createInstance(services, {
+      name: 'Worker test',
+      code: 'WRK',
+      demoCatalog: true,
+    });
+    const credentials = await createApplication(services, {
+      instance: instance.id,
+      roles: ['connectivity_check'],
+    });
     const { authToken } = await authenticate(services, {
       clientId: credentials.clientId,
       clientSecret: credentials.clientSecret,
@@ -67,13 +77,18 @@ describe('GatheringWorker', () => {
       async fetchOffers(query) {
         const n = (calls.get(query.source.key) ?? 0) + 1;
         calls.set(query.source.key, n);
-        if (query.source.key === 'colt') throw new SourceError('UNAUTHORIZED', 'The supplier refused our credentials.', false);
-        if (query.source.key === 'tele2' && n === 1) throw new SourceError('UPSTREAM_5XX', 'The supplier answered 503.', true);
+        if (query.source.key === 'colt')
+          throw new SourceError('UNAUTHORIZED', 'The supplier refused our credentials.', false);
+        if (query.source.key === 'tele2' && n === 1)
+          throw new SourceError('UPSTREAM_5XX', 'The supplier answered 503.', true);
         return catalog.fetchOffers(query);
       },
     });
 
-    await waitFor(() => getAvailabilityRequest(ctx, id), (record) => record.request.status === 'completed');
+    await waitFor(
+      () => getAvailabilityRequest(ctx, id),
+      (record) => record.request.status === 'completed',
+    );
 
     const outcomes = await listSourceOutcomes(services.db, ctx.viewer?.instanceId ?? '', id);
     const byName = Object.fromEntries(outcomes.map((o) => [o.sourceName, o]));
@@ -87,7 +102,11 @@ describe('GatheringWorker', () => {
       errorMessage: 'The supplier refused our credentials.',
       productCount: 0,
     });
-    expect([byName.Tele2?.status, byName.Tele2?.attempts, byName.Tele2?.errorCode]).toEqual(['succeeded', 2, null]);
+    expect([byName.Tele2?.status, byName.Tele2?.attempts, byName.Tele2?.errorCode]).toEqual([
+      'succeeded',
+      2,
+      null,
+    ]);
     expect(byName.Tele2?.productCount).toBeGreaterThan(0);
     const record = await getAvailabilityRequest(ctx, id);
     expect([record.request.sourcesFinished, record.request.sourcesTotal]).toEqual([7, 7]);
@@ -102,12 +121,16 @@ describe('GatheringWorker', () => {
     startWorker({
       type: 'catalog',
       async fetchOffers(query) {
-        if (query.source.key === 'ziggo') throw new SourceError('TIMEOUT', 'The source did not answer in time.', true);
+        if (query.source.key === 'ziggo')
+          throw new SourceError('TIMEOUT', 'The source did not answer in time.', true);
         return catalog.fetchOffers(query);
       },
     });
 
-    await waitFor(() => getAvailabilityRequest(ctx, id), (record) => record.request.status === 'completed');
+    await waitFor(
+      () => getAvailabilityRequest(ctx, id),
+      (record) => record.request.status === 'completed',
+    );
 
     const outcomes = await listSourceOutcomes(services.db, ctx.viewer?.instanceId ?? '', id);
     const ziggo = outcomes.find((o) => o.sourceName === 'Ziggo');
@@ -123,7 +146,10 @@ describe('GatheringWorker', () => {
       },
     });
 
-    await waitFor(() => getAvailabilityRequest(ctx, id), (record) => record.request.status === 'completed');
+    await waitFor(
+      () => getAvailabilityRequest(ctx, id),
+      (record) => record.request.status === 'completed',
+    );
 
     const outcomes = await listSourceOutcomes(services.db, ctx.viewer?.instanceId ?? '', id);
     expect(new Set(outcomes.map((o) => `${o.status} ${o.errorCode} ${o.errorMessage}`))).toEqual(

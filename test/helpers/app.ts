@@ -27,8 +27,15 @@ export function testConfig(databasePath: string, env: Record<string, string> = {
   });
 }
 
+/**
+ * A parsed JSON document in a test. Tests assert response bodies by exact value, so a static type per
+ * document would only restate the contract.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: see above; every use is checked by an exact assertion.
+export type Json = any;
+
 /** A JSON response as tests read it. */
-export interface JsonResponse<T = any> {
+export interface JsonResponse<T = Json> {
   status: number;
   headers: Headers;
   body: T;
@@ -45,7 +52,11 @@ export class ApiClient {
     return new ApiClient(this.baseUrl, token);
   }
 
-  async request<T = any>(method: string, path: string, init: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<JsonResponse<T>> {
+  async request<T = Json>(
+    method: string,
+    path: string,
+    init: { body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  ): Promise<JsonResponse<T>> {
     const headers: Record<string, string> = { ...init.headers };
     if (this.token) headers['x-auth-token'] = this.token;
     let body: string | undefined;
@@ -56,19 +67,26 @@ export class ApiClient {
     }
     const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text === '' ? null : JSON.parse(text) };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: text === '' ? null : JSON.parse(text),
+    };
   }
 
-  get<T = any>(path: string): Promise<JsonResponse<T>> {
+  get<T = Json>(path: string): Promise<JsonResponse<T>> {
     return this.request<T>('GET', path);
   }
 
-  post<T = any>(path: string, body: unknown): Promise<JsonResponse<T>> {
+  post<T = Json>(path: string, body: unknown): Promise<JsonResponse<T>> {
     return this.request<T>('POST', path, { body });
   }
 
   /** Runs a GraphQL operation; returns the whole `{data, errors}` response body. */
-  async graphql<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<{ data?: T; errors?: any[] }> {
+  async graphql<T = Json>(
+    query: string,
+    variables: Record<string, unknown> = {},
+  ): Promise<{ data?: T; errors?: Json[] }> {
     const response = await this.request('POST', '/graphql', { body: { query, variables } });
     return response.body;
   }
@@ -114,8 +132,14 @@ export async function startTestServer(
     anonymous,
     async tenant({ code, demoCatalog = true, roles = ['connectivity_check'] } = {}) {
       codeCounter += 1;
-      const instanceCode = code ?? `T${String.fromCharCode(65 + (codeCounter % 26))}${String.fromCharCode(65 + Math.floor(codeCounter / 26) % 26)}`;
-      const { instance } = await createInstance(app.services, { name: `Tenant ${instanceCode}`, code: instanceCode, demoCatalog });
+      const instanceCode =
+        code ??
+        `T${String.fromCharCode(65 + (codeCounter % 26))}${String.fromCharCode(65 + (Math.floor(codeCounter / 26) % 26))}`;
+      const { instance } = await createInstance(app.services, {
+        name: `Tenant ${instanceCode}`,
+        code: instanceCode,
+        demoCatalog,
+      });
       const credentials = await createApplication(app.services, { instance: instance.id, roles });
       const signIn = await anonymous.post('/authentication', {
         client_id: credentials.clientId,
@@ -137,12 +161,17 @@ export async function startTestServer(
 }
 
 /** Polls `read` until `done` holds for its result, or fails after `timeoutMs`. */
-export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -160,4 +189,4 @@ export const contractExampleBatch = [
     },
   },
   { address: { coordinates: { latitude: 52.36801, longitude: 4.879151 } } },
-];
+] as const;

@@ -78,7 +78,9 @@ describe('POST /authentication', () => {
 
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.data.auth_token).not.toBe(first.body.data.auth_token);
-    const options = await tenant.api.withToken(refreshed.body.data.auth_token).get('/availability-requests?page_size=1');
+    const options = await tenant.api
+      .withToken(refreshed.body.data.auth_token)
+      .get('/availability-requests?page_size=1');
     expect(options.status).toBe(200);
     expect(reused.status).toBe(401);
   });
@@ -109,7 +111,11 @@ describe('POST /authentication', () => {
   });
 
   it('when no token is sent, then every other route answers 401', async () => {
-    for (const path of ['/availability-requests', '/availability-requests/options?country_code=NL', '/availability-requests/avr_x']) {
+    for (const path of [
+      '/availability-requests',
+      '/availability-requests/options?country_code=NL',
+      '/availability-requests/avr_x',
+    ]) {
       const response = await server.anonymous.get(path);
       expect(response.status).toBe(401);
       expect(response.body.detail).toBe('Send a valid auth token in the X-Auth-Token header.');

@@ -39,7 +39,13 @@ describe('GET /availability-requests/options', () => {
       regex: '^[0-9]{1,5}$',
     });
     expect(fields.filter((field: { required: boolean }) => field.required).length).toBe(2);
-    expect(Object.keys(filters)).toEqual(['technology_types', 'connection_types', 'networks', 'bandwidths', 'contract_terms']);
+    expect(Object.keys(filters)).toEqual([
+      'technology_types',
+      'connection_types',
+      'networks',
+      'bandwidths',
+      'contract_terms',
+    ]);
     expect(filters.technology_types).toEqual(['ADSL', 'BVDSL', 'COPPER', 'FIBER', 'FTTH', 'VDSL', 'VPLUS']);
     expect(filters.connection_types).toEqual(['DIA', 'SHARED']);
     expect(filters.networks).toEqual(['Colt', 'Eurofiber', 'KPN', 'Tele2', 'Zayo', 'Ziggo']);
@@ -56,7 +62,9 @@ describe('GET /availability-requests/options', () => {
     const response = await tenant.api.get('/availability-requests/options?country_code=GB');
 
     expect(response.status).toBe(200);
-    const postalCode = response.body.data.filters.fields.find((field: { key: string }) => field.key === 'postal_code');
+    const postalCode = response.body.data.filters.fields.find(
+      (field: { key: string }) => field.key === 'postal_code',
+    );
     expect(postalCode.country_code).toBe('GB');
     expect(postalCode.required).toBe(true);
     expect(new RegExp(postalCode.regex).test('WC2N5BW')).toBe(true);

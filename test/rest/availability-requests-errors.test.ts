@@ -1,7 +1,14 @@
 import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addresses, availabilityRequests, gatheringTasks } from '../../src/db/schema/index.js';
-import { contractExampleBatch, startTestServer, type TestServer, type TestTenant, waitFor } from '../helpers/app.js';
+import {
+  contractExampleBatch,
+  type Json,
+  startTestServer,
+  type TestServer,
+  type TestTenant,
+  waitFor,
+} from '../helpers/app.js';
 
 const problemType = 'application/problem+json; charset=utf-8';
 const valid = contractExampleBatch[0];
@@ -18,11 +25,13 @@ describe('availability requests: bad input is refused and writes nothing', () =>
 
   const rowCounts = () => {
     const { db } = server.app.services;
-    return [addresses, availabilityRequests, gatheringTasks].map((table) => db.select({ n: count() }).from(table).get()?.n);
+    return [addresses, availabilityRequests, gatheringTasks].map(
+      (table) => db.select({ n: count() }).from(table).get()?.n,
+    );
   };
 
   const expectRejected = async (
-    response: { status: number; headers: Headers; body: any },
+    response: { status: number; headers: Headers; body: Json },
     status: number,
     before: (number | undefined)[],
   ) => {
@@ -59,14 +68,21 @@ describe('availability requests: bad input is refused and writes nothing', () =>
     ]);
 
     await expectRejected(response, 422, before);
-    expect(response.body.errors).toEqual([{ path: '/0/address/house_number', message: 'House number is required in NL' }]);
+    expect(response.body.errors).toEqual([
+      { path: '/0/address/house_number', message: 'House number is required in NL' },
+    ]);
   });
 
   it('when a filter value is unknown, then it names the value’s position', async () => {
     const before = rowCounts();
 
     const response = await tenant.api.post('/availability-requests', [
-      { ...valid, networks: ['KPN', 'Nonexistent'], contract_terms: [7], bandwidths: [{ download: 1, upload: 1 }] },
+      {
+        ...valid,
+        networks: ['KPN', 'Nonexistent'],
+        contract_terms: [7],
+        bandwidths: [{ download: 1, upload: 1 }],
+      },
     ]);
 
     await expectRejected(response, 422, before);
@@ -79,8 +95,16 @@ describe('availability requests: bad input is refused and writes nothing', () =>
 
   it.each([
     ['an empty array', [], [{ path: '', message: 'must contain at least one availability request' }]],
-    ['an object', { address: valid.address }, [{ path: '', message: 'must be a JSON array of availability requests' }]],
-    ['an unknown field', [{ ...valid, colour: 'red' }], [{ path: '/0/colour', message: 'is not a known field' }]],
+    [
+      'an object',
+      { address: valid.address },
+      [{ path: '', message: 'must be a JSON array of availability requests' }],
+    ],
+    [
+      'an unknown field',
+      [{ ...valid, colour: 'red' }],
+      [{ path: '/0/colour', message: 'is not a known field' }],
+    ],
     [
       'a camelCase field',
       [{ address: { ...valid.address, postalCode: '1016XA' } }],
@@ -163,7 +187,10 @@ describe('availability requests: bad input is refused and writes nothing', () =>
     const stranger = await server.tenant();
     const created = await owner.api.post('/availability-requests', [valid]);
     const id = created.body.data[0].id;
-    await waitFor(() => owner.api.get(`/availability-requests/${id}`), (r) => r.body.data.status === 'completed');
+    await waitFor(
+      () => owner.api.get(`/availability-requests/${id}`),
+      (r) => r.body.data.status === 'completed',
+    );
 
     const foreign = await stranger.api.get(`/availability-requests/${id}`);
     const unknown = await stranger.api.get('/availability-requests/avr_01m81c3718e04ss8zkx0k227dm');

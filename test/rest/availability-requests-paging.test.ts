@@ -27,7 +27,12 @@ describe('GET /availability-requests paging', () => {
     for (let page = 1; page <= 5; page += 1) {
       const response = await tenant.api.get(`/availability-requests?page=${page}&page_size=7`);
       expect(response.status).toBe(200);
-      expect(response.body.pagination).toEqual({ page_size: 7, current_page: page, total_items: 30, total_pages: 5 });
+      expect(response.body.pagination).toEqual({
+        page_size: 7,
+        current_page: page,
+        total_items: 30,
+        total_pages: 5,
+      });
       expect(response.body.data).toHaveLength(page === 5 ? 2 : 7);
       seen.push(...response.body.data.map((record: { id: string }) => record.id));
     }
@@ -36,7 +41,12 @@ describe('GET /availability-requests paging', () => {
     expect(new Set(seen)).toEqual(new Set(createdIds));
     const beyond = await tenant.api.get('/availability-requests?page=6&page_size=7');
     expect(beyond.body.data).toEqual([]);
-    expect(beyond.body.pagination).toEqual({ page_size: 7, current_page: 6, total_items: 30, total_pages: 5 });
+    expect(beyond.body.pagination).toEqual({
+      page_size: 7,
+      current_page: 6,
+      total_items: 30,
+      total_pages: 5,
+    });
   });
 
   it('when read, then the newest batch comes first and ties are ordered by id descending', async () => {
@@ -50,7 +60,12 @@ describe('GET /availability-requests paging', () => {
   it('when no page is given, then the defaults are page 1 of size 25', async () => {
     const response = await tenant.api.get('/availability-requests');
 
-    expect(response.body.pagination).toEqual({ page_size: 25, current_page: 1, total_items: 30, total_pages: 2 });
+    expect(response.body.pagination).toEqual({
+      page_size: 25,
+      current_page: 1,
+      total_items: 30,
+      total_pages: 2,
+    });
     expect(response.body.data).toHaveLength(25);
   });
 
@@ -73,6 +88,11 @@ describe('GET /availability-requests paging', () => {
     const response = await other.api.get('/availability-requests');
 
     expect(response.body.data).toEqual([]);
-    expect(response.body.pagination).toEqual({ page_size: 25, current_page: 1, total_items: 0, total_pages: 0 });
+    expect(response.body.pagination).toEqual({
+      page_size: 25,
+      current_page: 1,
+      total_items: 0,
+      total_pages: 0,
+    });
   });
 });

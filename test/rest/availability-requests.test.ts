@@ -1,8 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contractExampleBatch, startTestServer, type TestServer, type TestTenant, waitFor } from '../helpers/app.js';
+import {
+  contractExampleBatch,
+  startTestServer,
+  type TestServer,
+  type TestTenant,
+  waitFor,
+} from '../helpers/app.js';
 
 const timestamp = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
-const emptyFilters = { contract_terms: [], connection_types: [], bandwidths: [], technology_types: [], networks: [] };
+const emptyFilters = {
+  contract_terms: [],
+  connection_types: [],
+  bandwidths: [],
+  technology_types: [],
+  networks: [],
+};
 
 describe('availability requests over REST', () => {
   let server: TestServer;
@@ -25,8 +37,14 @@ describe('availability requests over REST', () => {
       message: '2 availability requests created; gathering started.',
     });
     const [fieldsId, coordinatesId] = created.body.data.map((entry: { id: string }) => entry.id);
-    const fields = await waitFor(() => read(fieldsId), (r) => r.body.data.status === 'completed');
-    const coordinates = await waitFor(() => read(coordinatesId), (r) => r.body.data.status === 'completed');
+    const fields = await waitFor(
+      () => read(fieldsId),
+      (r) => r.body.data.status === 'completed',
+    );
+    const coordinates = await waitFor(
+      () => read(coordinatesId),
+      (r) => r.body.data.status === 'completed',
+    );
 
     const { products, sources, ...record } = fields.body.data;
     expect(record).toEqual({
@@ -60,9 +78,15 @@ describe('availability requests over REST', () => {
       'Zayo',
       'Ziggo',
     ]);
-    expect(sources.every((source: { status: string; error: null }) => source.status === 'succeeded' && source.error === null)).toBe(true);
+    expect(
+      sources.every(
+        (source: { status: string; error: null }) => source.status === 'succeeded' && source.error === null,
+      ),
+    ).toBe(true);
     expect(sources.find((source: { name: string }) => source.name === 'Zayo').product_count).toBe(0);
-    expect(products.length).toBe(sources.reduce((sum: number, s: { product_count: number }) => sum + s.product_count, 0));
+    expect(products.length).toBe(
+      sources.reduce((sum: number, s: { product_count: number }) => sum + s.product_count, 0),
+    );
     expect(products[0]).toEqual({
       id: expect.stringMatching(/^prd_/),
       network: 'Colt',
@@ -97,11 +121,18 @@ describe('availability requests over REST', () => {
 
   it('when a request is filtered on KPN and 36 months, then only such products are gathered', async () => {
     const created = await tenant.api.post('/availability-requests', [
-      { address: { country_code: 'NL', postal_code: '1016XA', house_number: '206' }, networks: ['KPN'], contract_terms: [36] },
+      {
+        address: { country_code: 'NL', postal_code: '1016XA', house_number: '206' },
+        networks: ['KPN'],
+        contract_terms: [36],
+      },
     ]);
     const id = created.body.data[0].id;
 
-    const done = await waitFor(() => read(id), (r) => r.body.data.status === 'completed');
+    const done = await waitFor(
+      () => read(id),
+      (r) => r.body.data.status === 'completed',
+    );
 
     const { products, sources, filters } = done.body.data;
     expect(filters).toEqual({ ...emptyFilters, networks: ['KPN'], contract_terms: [36] });
@@ -123,7 +154,10 @@ describe('availability requests over REST', () => {
       },
     ]);
 
-    const done = await waitFor(() => read(created.body.data[0].id), (r) => r.body.data.status === 'completed');
+    const done = await waitFor(
+      () => read(created.body.data[0].id),
+      (r) => r.body.data.status === 'completed',
+    );
 
     expect(done.body.data.products.length).toBeGreaterThan(0);
     for (const product of done.body.data.products) {
@@ -141,10 +175,16 @@ describe('availability requests over REST', () => {
       { address: { country_code: 'NL', postal_code: '7101AA', house_number: '1' } },
     ]);
     const [city, rural] = await Promise.all(
-      created.body.data.map(({ id }: { id: string }) => waitFor(() => read(id), (r) => r.body.data.status === 'completed')),
+      created.body.data.map(({ id }: { id: string }) =>
+        waitFor(
+          () => read(id),
+          (r) => r.body.data.status === 'completed',
+        ),
+      ),
     );
 
-    const networks = (r: typeof city) => [...new Set(r.body.data.products.map((p: { network: string }) => p.network))].sort();
+    const networks = (r: typeof city) =>
+      [...new Set(r.body.data.products.map((p: { network: string }) => p.network))].sort();
     expect(networks(city)).toEqual(['Colt', 'Eurofiber', 'KPN', 'Tele2', 'Ziggo']);
     expect(networks(rural)).toEqual(['KPN', 'Tele2']);
   });
@@ -164,10 +204,15 @@ describe('when the worker has not started yet', () => {
     const created = await tenant.api.post('/availability-requests', [contractExampleBatch[0]]);
     const id = created.body.data[0].id;
     const pending = await tenant.api.get(`/availability-requests/${id}`);
-    expect([pending.body.data.status, pending.body.data.networks_progress_percentage]).toEqual(['pending', '0.00']);
+    expect([pending.body.data.status, pending.body.data.networks_progress_percentage]).toEqual([
+      'pending',
+      '0.00',
+    ]);
 
     server.app.worker.start();
-    const seen: [string, string][] = [[pending.body.data.status, pending.body.data.networks_progress_percentage]];
+    const seen: [string, string][] = [
+      [pending.body.data.status, pending.body.data.networks_progress_percentage],
+    ];
     await waitFor(
       async () => {
         const list = await tenant.api.get('/availability-requests');

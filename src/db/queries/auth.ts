@@ -15,7 +15,13 @@ export async function findApplicationByClientId(
     .innerJoin(users, eq(users.id, applications.userId))
     .where(eq(applications.clientId, clientId))
     .get();
-  return row && { applicationId: row.application.id, clientSecretHash: row.application.clientSecretHash, user: row.user };
+  return (
+    row && {
+      applicationId: row.application.id,
+      clientSecretHash: row.application.clientSecretHash,
+      user: row.user,
+    }
+  );
 }
 
 /** Hashes and expiry times of a new auth-token / refresh-token pair. */
@@ -62,14 +68,22 @@ export async function insertTokenPair(db: Db, input: TokenPairInput): Promise<vo
  * transaction. Returns false (and writes nothing) when the refresh token was already used, revoked or
  * expired, so a refresh token works exactly once.
  */
-export async function rotateRefreshToken(db: Db, usedRefreshTokenId: string, input: TokenPairInput): Promise<boolean> {
+export async function rotateRefreshToken(
+  db: Db,
+  usedRefreshTokenId: string,
+  input: TokenPairInput,
+): Promise<boolean> {
   return db.transaction(
     (tx) => {
       const revoked = tx
         .update(authTokens)
         .set({ revokedAt: input.now })
         .where(
-          and(eq(authTokens.id, usedRefreshTokenId), isNull(authTokens.revokedAt), gt(authTokens.expiresAt, input.now)),
+          and(
+            eq(authTokens.id, usedRefreshTokenId),
+            isNull(authTokens.revokedAt),
+            gt(authTokens.expiresAt, input.now),
+          ),
         )
         .run();
       if (revoked.changes !== 1) return false;

@@ -162,7 +162,11 @@ export async function sliceAvailabilityRequests(
 }
 
 /** The products gathered for a request, in a stable order (network, technology, bandwidth, term). */
-export async function listRequestProducts(db: Db, instanceId: string, requestId: string): Promise<ProductRow[]> {
+export async function listRequestProducts(
+  db: Db,
+  instanceId: string,
+  requestId: string,
+): Promise<ProductRow[]> {
   const p = availabilityRequestProducts;
   return db
     .select()
@@ -193,7 +197,11 @@ export interface SourceOutcome {
 }
 
 /** Per-source outcomes of a request's gathering tasks. */
-export async function listSourceOutcomes(db: Db, instanceId: string, requestId: string): Promise<SourceOutcome[]> {
+export async function listSourceOutcomes(
+  db: Db,
+  instanceId: string,
+  requestId: string,
+): Promise<SourceOutcome[]> {
   const t = gatheringTasks;
   return db
     .select({

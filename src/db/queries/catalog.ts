@@ -54,7 +54,14 @@ export async function importCatalog(
         const areaId = newId('catalogArea');
         areaIds.set(area.key, areaId);
         tx.insert(catalogAreas)
-          .values({ id: areaId, instanceId, key: area.key, name: area.name, countryCode: catalog.country_code, position })
+          .values({
+            id: areaId,
+            instanceId,
+            key: area.key,
+            name: area.name,
+            countryCode: catalog.country_code,
+            position,
+          })
           .run();
         for (const [fromPrefix, toPrefix] of area.postal_code_ranges) {
           tx.insert(catalogAreaPostalCodeRanges).values({ areaId, fromPrefix, toPrefix }).run();
@@ -102,7 +109,11 @@ export async function importCatalog(
 }
 
 /** Enabled sources of an instance that answer for a country, ordered by network then name. */
-export async function listEnabledSources(db: Db, instanceId: string, countryCode: string): Promise<SourceRow[]> {
+export async function listEnabledSources(
+  db: Db,
+  instanceId: string,
+  countryCode: string,
+): Promise<SourceRow[]> {
   return db
     .select()
     .from(sources)
@@ -118,7 +129,11 @@ export async function listEnabledSources(db: Db, instanceId: string, countryCode
 }
 
 /** A source by id within an instance. */
-export async function findSource(db: Db, instanceId: string, sourceId: string): Promise<SourceRow | undefined> {
+export async function findSource(
+  db: Db,
+  instanceId: string,
+  sourceId: string,
+): Promise<SourceRow | undefined> {
   return db
     .select()
     .from(sources)
@@ -136,7 +151,8 @@ export interface CatalogValueSets {
 
 /** The distinct technology types, connection types, bandwidths and terms offered by the given sources. */
 export async function catalogValueSets(db: Db, sourceIds: string[]): Promise<CatalogValueSets> {
-  if (sourceIds.length === 0) return { technologyTypes: [], connectionTypes: [], bandwidths: [], contractTerms: [] };
+  if (sourceIds.length === 0)
+    return { technologyTypes: [], connectionTypes: [], bandwidths: [], contractTerms: [] };
   const where = inArray(catalogOffers.sourceId, sourceIds);
   const technologyTypes = db
     .selectDistinct({ value: catalogOffers.technologyType })
@@ -216,7 +232,11 @@ export async function coveringAreaIds(
 export type CatalogOfferRow = typeof catalogOffers.$inferSelect;
 
 /** The offers of one source that are nationwide or in one of the given areas, in a stable order. */
-export async function listSourceOffers(db: Db, sourceId: string, areaIds: string[]): Promise<CatalogOfferRow[]> {
+export async function listSourceOffers(
+  db: Db,
+  sourceId: string,
+  areaIds: string[],
+): Promise<CatalogOfferRow[]> {
   return db
     .select()
     .from(catalogOffers)

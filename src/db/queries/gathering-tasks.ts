@@ -114,7 +114,10 @@ export async function claimTasks(
             ),
           ),
         )
-        .returning({ instanceId: availabilityRequests.instanceId, availabilityRequestId: availabilityRequests.id })
+        .returning({
+          instanceId: availabilityRequests.instanceId,
+          availabilityRequestId: availabilityRequests.id,
+        })
         .all();
       changed.push(...started);
       const claimed = rows.map((row) => ({
@@ -138,7 +141,11 @@ export type GatheredProduct = Omit<
 
 /** Lease fence: the task is still running and still leased to `owner`. */
 function heldBy(taskId: string, owner: string) {
-  return and(eq(gatheringTasks.id, taskId), eq(gatheringTasks.leaseOwner, owner), eq(gatheringTasks.status, 'running'));
+  return and(
+    eq(gatheringTasks.id, taskId),
+    eq(gatheringTasks.leaseOwner, owner),
+    eq(gatheringTasks.status, 'running'),
+  );
 }
 
 /**
@@ -205,7 +212,12 @@ export async function failTaskAttempt(
   const { now } = input;
   return db.transaction(
     (tx) => {
-      const error = { errorCode: input.code, errorMessage: input.message, leaseOwner: null, leaseExpiresAt: null };
+      const error = {
+        errorCode: input.code,
+        errorMessage: input.message,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+      };
       if (input.retryAt) {
         tx.update(gatheringTasks)
           .set({ ...error, status: 'queued', availableAt: input.retryAt, updatedAt: now })

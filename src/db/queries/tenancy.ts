@@ -9,8 +9,17 @@ export type InstanceRow = typeof instances.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
 
 /** Inserts an instance. Throws SQLite's UNIQUE error when `code` is taken (callers check first). */
-export async function insertInstance(db: Db, input: { name: string; code: string; now: Date }): Promise<InstanceRow> {
-  const row = { id: newId('instance'), name: input.name, code: input.code, createdAt: input.now, updatedAt: input.now };
+export async function insertInstance(
+  db: Db,
+  input: { name: string; code: string; now: Date },
+): Promise<InstanceRow> {
+  const row = {
+    id: newId('instance'),
+    name: input.name,
+    code: input.code,
+    createdAt: input.now,
+    updatedAt: input.now,
+  };
   db.insert(instances).values(row).run();
   return row;
 }

@@ -102,9 +102,7 @@ export const catalogOffers = sqliteTable(
     purchaseMrcMinor: integer().notNull(),
     purchaseNrcMinor: integer().notNull(),
     currency: text().notNull(),
-    createdAt: integer({ mode: 'timestamp_ms' })
-      .notNull()
-      .default(sql`(unixepoch() * 1000)`),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull().default(sql`(unixepoch() * 1000)`),
   },
   (t) => [index('catalog_offers_source_area_idx').on(t.sourceId, t.areaId)],
 );

@@ -73,7 +73,10 @@ export const authTokens = sqliteTable(
     revokedAt: integer({ mode: 'timestamp_ms' }),
     createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
   },
-  (t) => [uniqueIndex('auth_tokens_hash_unique').on(t.tokenHash), index('auth_tokens_expiry_idx').on(t.expiresAt)],
+  (t) => [
+    uniqueIndex('auth_tokens_hash_unique').on(t.tokenHash),
+    index('auth_tokens_expiry_idx').on(t.expiresAt),
+  ],
 );
 
 /** Service-wide settings that must survive restarts (e.g. the generated token-signing secret). */

@@ -49,11 +49,16 @@ export const catalogFileSchema = z
   .superRefine((file, ctx) => {
     const sourceKeys = new Set(file.sources.map((source) => source.key));
     const areaKeys = new Set(file.areas.map((area) => area.key));
-    if (sourceKeys.size !== file.sources.length) ctx.addIssue({ code: 'custom', message: 'duplicate source key' });
+    if (sourceKeys.size !== file.sources.length)
+      ctx.addIssue({ code: 'custom', message: 'duplicate source key' });
     if (areaKeys.size !== file.areas.length) ctx.addIssue({ code: 'custom', message: 'duplicate area key' });
     file.offers.forEach((offer, index) => {
       if (!sourceKeys.has(offer.source)) {
-        ctx.addIssue({ code: 'custom', path: ['offers', index, 'source'], message: `unknown source ${offer.source}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['offers', index, 'source'],
+          message: `unknown source ${offer.source}`,
+        });
       }
       for (const area of offer.areas === '*' ? [] : offer.areas) {
         if (!areaKeys.has(area)) {

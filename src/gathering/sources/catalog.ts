@@ -9,7 +9,10 @@ import type { SourceAdapter, SourceOffer, SourceQuery } from './types.js';
  * declared latency (times `latencyScale`), as the supplier's own system would, so gathering progress
  * is visible.
  */
-export function createCatalogSource(db: Db, options: { latencyScale: number; random?: () => number }): SourceAdapter {
+export function createCatalogSource(
+  db: Db,
+  options: { latencyScale: number; random?: () => number },
+): SourceAdapter {
   const random = options.random ?? Math.random;
   return {
     type: 'catalog',
