@@ -36,6 +36,16 @@ export class AppError extends Error {
   ) {
     super(message);
   }
+
+  /**
+   * GraphQL error extensions. graphql-js copies an original error's `extensions` onto the GraphQLError
+   * it wraps it in, so expected errors reach clients with their code without being re-created (and
+   * without Yoga logging them as unexpected).
+   */
+  get extensions(): { code: string; problems?: FieldProblem[] } {
+    const code = errorCodes[this.code].graphql;
+    return this.problems.length > 0 ? { code, problems: this.problems } : { code };
+  }
 }
 
 /** 422 with one entry per invalid field. */

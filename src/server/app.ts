@@ -53,7 +53,7 @@ export async function startApp(
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname === '/graphql') return yoga.handleNodeRequestAndResponse(req, res);
+    if (url.pathname === '/graphql') return yoga.requestListener(req, res);
     if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (url.pathname === '/readyz') {
       const databaseOk = (() => {

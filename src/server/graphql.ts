@@ -2,29 +2,19 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError as yogaMaskError } from 'graphql-yoga';
 import { createContext, type Services } from '../context.js';
-import { AppError, errorCodes } from '../errors.js';
+import { AppError } from '../errors.js';
 import { viewerForToken } from '../resolvers/authentication.js';
 import { schema } from '../schema/index.js';
 import { authTokenFromHeaders } from './auth-header.js';
 
 /**
- * Maps errors to what GraphQL clients see (DESIGN.md, "Errors (GraphQL)"): an {@link AppError} keeps its
- * message with `extensions.code` (and `extensions.problems` for invalid input); anything unexpected is
- * masked by Yoga's default.
+ * Maps errors to what GraphQL clients see (DESIGN.md, "Errors (GraphQL)"): an {@link AppError} passes
+ * unchanged, carrying its message and `extensions.code` (see `AppError.extensions`); anything unexpected
+ * is masked by Yoga's default and logged.
  */
 function maskError(error: unknown, message: string, isDev?: boolean): Error {
   const original = error instanceof GraphQLError ? error.originalError : error;
-  if (original instanceof AppError) {
-    const graphQLError = error instanceof GraphQLError ? error : null;
-    return new GraphQLError(original.message, {
-      nodes: graphQLError?.nodes ?? null,
-      path: graphQLError?.path ?? null,
-      extensions: {
-        code: errorCodes[original.code].graphql,
-        ...(original.problems.length > 0 ? { problems: original.problems } : {}),
-      },
-    });
-  }
+  if (original instanceof AppError && error instanceof GraphQLError) return error;
   return yogaMaskError(error, message, isDev);
 }
 
