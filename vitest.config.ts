@@ -1,6 +1,17 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // graphql has a "module" field and no "exports": vite would load its ESM build for our code while
+    // Node gives Yoga and Pothos the CommonJS one. One copy, as in production.
+    alias: [
+      {
+        find: /^graphql$/,
+        replacement: fileURLToPath(new URL('./node_modules/graphql/index.js', import.meta.url)),
+      },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,

@@ -1,5 +1,4 @@
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { GraphQLError } from 'graphql';
 import { createYoga, maskError as yogaMaskError } from 'graphql-yoga';
 import { createContext, type Services } from '../context.js';
 import { AppError } from '../errors.js';
@@ -13,8 +12,10 @@ import { authTokenFromHeaders } from './auth-header.js';
  * is masked by Yoga's default and logged.
  */
 function maskError(error: unknown, message: string, isDev?: boolean): Error {
-  const original = error instanceof GraphQLError ? error.originalError : error;
-  if (original instanceof AppError && error instanceof GraphQLError) return error;
+  // Read structurally, not with `instanceof GraphQLError`: a second copy of graphql (ESM next to CJS)
+  // must not turn expected errors into masked ones.
+  const original = error instanceof Error && 'originalError' in error ? error.originalError : undefined;
+  if (original instanceof AppError) return error as Error;
   return yogaMaskError(error, message, isDev);
 }
 
