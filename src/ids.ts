@@ -17,6 +17,9 @@ export const idPrefixes = {
   availabilityRequest: 'avr',
   gatheringTask: 'tsk',
   availabilityRequestProduct: 'prd',
+  customer: 'cus',
+  project: 'prj',
+  pricePlan: 'ppl',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -10,9 +10,11 @@ import {
   nextTaskDueAt,
   releaseTasks,
 } from '../db/queries/gathering-tasks.js';
+import { loadPricingPlan } from '../db/queries/price-plans.js';
 import type { SourceType } from '../db/schema/index.js';
 import type { Logger } from '../logger.js';
 import { offerMatchesFilters } from './filters.js';
+import { salePrices } from './pricing.js';
 import { type SourceAdapter, SourceError } from './sources/types.js';
 
 /** Settings and collaborators of a {@link GatheringWorker}. */
@@ -40,7 +42,8 @@ export function retryDelayMs(attempt: number, random: () => number = Math.random
 
 /**
  * The in-process gathering worker pool. It claims durable tasks with a lease, asks each task's source
- * adapter for offers, keeps those inside the request's filters, and stores them with the task's
+ * adapter for offers, keeps those inside the request's filters, prices them with the request's price
+ * plan (purchase and sale prices are both kept), and stores them with the task's
  * completion in one transaction (see `completeTask`). Tasks survive restarts: a graceful stop gives its
  * leases back, a crash leaves them to expire.
  */
@@ -147,9 +150,11 @@ export class GatheringWorker {
         address: task.address,
         signal,
       });
+      const plan = await loadPricingPlan(db, task.request.pricePlanId);
+      if (!plan) throw new SourceError('NO_PRICE_PLAN', 'The request’s price plan no longer exists.', false);
       const products = offers
         .filter((offer) => offerMatchesFilters(offer, task.request.filters))
-        .map((offer) => ({ ...offer, mrcMinor: offer.purchaseMrcMinor, nrcMinor: offer.purchaseNrcMinor }));
+        .map((offer) => ({ ...offer, ...salePrices(plan, offer) }));
       const change = await completeTask(db, {
         taskId: task.taskId,
         owner: this.owner,

@@ -8,7 +8,8 @@ import {
 } from '../db/queries/availability-requests.js';
 import { validationError } from '../errors.js';
 import { requireViewer } from './authentication.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './availability-requests.js';
+import { loadersFor } from './loaders.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.js';
 import { parseInput } from './validation.js';
 
 /** A Relay connection page (Relay Cursor Connections spec) plus the list's total. */
@@ -51,13 +52,29 @@ const connectionArgs = z
 /**
  * The caller's requests as a Relay connection, newest first, with keyset cursors so that requests
  * created while a client pages never shift its pages. `first` / `last` at most 100, default 25.
+ * With `scope.customerId`, only that customer's requests.
  *
  * @throws {AppError} `VALIDATION` for out-of-range counts, mixed directions or a malformed cursor.
  */
-export async function availabilityRequestConnection(ctx: Context, input: unknown): Promise<RecordConnection> {
+export async function availabilityRequestConnection(
+  ctx: Context,
+  input: unknown,
+  scope: { customerId?: string } = {},
+): Promise<RecordConnection> {
   const viewer = requireViewer(ctx, ['connectivity_check']);
   const args = parseInput(connectionArgs, input, 'The connection arguments are invalid.');
-  const totalCount = await countAvailabilityRequests(ctx.db, viewer.instanceId);
+  const customerId = scope.customerId ?? null;
+  if (customerId && args.after == null && args.before == null && args.last == null) {
+    // A customer's first page is batch-loaded with every other customer's in the same operation.
+    const size = args.first ?? DEFAULT_PAGE_SIZE;
+    const loaders = loadersFor(ctx);
+    const [rows, totalCount] = await Promise.all([
+      loaders.latestRequestsOfCustomer(size + 1).load(customerId),
+      loaders.requestCountOfCustomer.load(customerId),
+    ]);
+    return toConnection(rows, size, null, false, totalCount);
+  }
+  const totalCount = await countAvailabilityRequests(ctx.db, viewer.instanceId, customerId);
   const backwards = args.last != null;
   const size = (backwards ? args.last : args.first) ?? DEFAULT_PAGE_SIZE;
   const cursor = backwards ? args.before : args.after;
@@ -66,7 +83,18 @@ export async function availabilityRequestConnection(ctx: Context, input: unknown
     from,
     direction: backwards ? 'newer' : 'older',
     limit: size + 1,
+    customerId,
   });
+  return toConnection(rows, size, from, backwards, totalCount);
+}
+
+function toConnection(
+  rows: AvailabilityRequestRecord[],
+  size: number,
+  from: RequestPosition | null,
+  backwards: boolean,
+  totalCount: number,
+): RecordConnection {
   const more = rows.length > size;
   const page = rows.slice(0, size);
   if (backwards) page.reverse();

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { Context } from '../context.js';
 import {
   type AvailabilityRequestRecord,
@@ -6,17 +5,23 @@ import {
   findAvailabilityRequest,
   insertAvailabilityRequests,
   listAvailabilityRequestsPage,
-  listRequestProducts,
   listSourceOutcomes,
   type NewAddress,
   type NewAvailabilityRequest,
   type ProductRow,
   type SourceOutcome,
 } from '../db/queries/availability-requests.js';
+import { findDefaultPricePlan } from '../db/queries/price-plans.js';
 import { AppError, type FieldProblem, notFound, validationError } from '../errors.js';
 import { sourceMatchesFilters } from '../gathering/filters.js';
 import { continentCode, geocodeCity, normalisePostalCode, reverseGeocode } from '../geo/index.js';
 import { requireViewer } from './authentication.js';
+import {
+  attachmentLookups,
+  limitExceeded,
+  monthlyLimitChecks,
+  resolveAttachment,
+} from './availability-attachments.js';
 import {
   type AddressInput,
   addressFieldProblems,
@@ -25,6 +30,8 @@ import {
   storedFilters,
 } from './availability-input.js';
 import { type AvailabilityOptions, countryCodeSchema, optionsForCountry } from './availability-options.js';
+import { loadersFor } from './loaders.js';
+import { type Pagination, pageInput, pageOffset, pagination } from './pagination.js';
 import { parseInput } from './validation.js';
 
 /** Result of a create call: the created requests in input order and a confirmation message. */
@@ -116,6 +123,10 @@ export async function createAvailabilityRequests(
 ): Promise<CreatedAvailabilityRequests> {
   const viewer = requireViewer(ctx, ['connectivity_check']);
   const batch = parseInput(availabilityRequestBatchSchema, input, 'The availability requests are invalid.');
+  const defaultPlan = await findDefaultPricePlan(ctx.db, viewer.instanceId);
+  if (!defaultPlan)
+    throw new AppError('CONFLICT', 'The instance has no default price plan; create one first.');
+  const lookups = attachmentLookups();
   const optionsByCountry = new Map<string, AvailabilityOptions>();
   for (const element of batch) {
     const code = element.address.countryCode;
@@ -147,24 +158,33 @@ export async function createAvailabilityRequests(
         message: 'filters need a country: give address.countryCode, or coordinates inside a known country',
       });
     }
-    // Customers and projects do not exist yet in this service, so no id can name one.
-    if (element.customerId != null)
-      problems.push({ path: `/${index}/customerId`, message: 'customer was not found' });
-    if (element.projectId != null)
-      problems.push({ path: `/${index}/projectId`, message: 'project was not found' });
+    const attachment = await resolveAttachment(ctx, viewer.instanceId, element, `/${index}`, lookups);
+    problems.push(...attachment.problems);
     const sourceIds = (options?.sources ?? [])
       .filter((source) => sourceMatchesFilters(source.network, filters))
       .map((source) => source.id);
-    resolved.push({ address, filters, customerId: null, projectId: null, sourceIds });
+    resolved.push({
+      address,
+      filters,
+      customerId: attachment.customer?.customer.id ?? null,
+      projectId: attachment.projectId,
+      pricePlanId: attachment.customer?.customer.pricePlanId ?? defaultPlan.id,
+      sourceIds,
+    });
   }
   if (problems.length > 0)
     throw validationError(problems, 'The availability requests are invalid; none was created.');
-  const records = await insertAvailabilityRequests(ctx.db, {
+  const now = ctx.clock.now();
+  const result = await insertAvailabilityRequests(ctx.db, {
     instanceId: viewer.instanceId,
     userId: viewer.userId,
-    now: ctx.clock.now(),
+    now,
     requests: resolved,
+    limits: monthlyLimitChecks(resolved, lookups.customers),
+    monthStart: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)),
   });
+  if ('exceeded' in result) throw limitExceeded(result.exceeded, lookups.customers);
+  const { records } = result;
   for (const { request } of records) {
     ctx.events.publish('availabilityRequest:changed', request.instanceId, {
       instanceId: request.instanceId,
@@ -180,23 +200,6 @@ export async function createAvailabilityRequests(
   };
 }
 
-/** Default and largest page size of REST lists (DESIGN.md, "Pagination"). */
-export const DEFAULT_PAGE_SIZE = 25;
-export const MAX_PAGE_SIZE = 100;
-
-const pageInput = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  pageSize: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
-});
-
-/** Page numbers of a list page; `totalPages` = ceil(totalItems / pageSize). */
-export interface Pagination {
-  pageSize: number;
-  currentPage: number;
-  totalItems: number;
-  totalPages: number;
-}
-
 /**
  * A page of the caller's requests, newest first (ties by id).
  * @param input `page` (1-based, default 1) and `pageSize` (1–100, default 25); strings are accepted.
@@ -207,16 +210,13 @@ export async function listAvailabilityRequests(
   input: { page?: unknown; pageSize?: unknown },
 ): Promise<{ records: AvailabilityRequestRecord[]; pagination: Pagination }> {
   const viewer = requireViewer(ctx, ['connectivity_check']);
-  const { page, pageSize } = parseInput(pageInput, input, 'The page parameters are invalid.');
+  const page = parseInput(pageInput, input, 'The page parameters are invalid.');
   const totalItems = await countAvailabilityRequests(ctx.db, viewer.instanceId);
   const records = await listAvailabilityRequestsPage(ctx.db, viewer.instanceId, {
-    offset: (page - 1) * pageSize,
-    limit: pageSize,
+    offset: pageOffset(page),
+    limit: page.pageSize,
   });
-  return {
-    records,
-    pagination: { pageSize, currentPage: page, totalItems, totalPages: Math.ceil(totalItems / pageSize) },
-  };
+  return { records, pagination: pagination(page, totalItems) };
 }
 
 /**
@@ -245,8 +245,8 @@ export async function findAvailabilityRequestForViewer(
 
 /** The products gathered so far for one of the caller's requests. */
 export async function availabilityRequestProducts(ctx: Context, requestId: string): Promise<ProductRow[]> {
-  const viewer = requireViewer(ctx, ['connectivity_check']);
-  return listRequestProducts(ctx.db, viewer.instanceId, requestId);
+  requireViewer(ctx, ['connectivity_check']);
+  return loadersFor(ctx).productsOfRequest.load(requestId);
 }
 
 /** Per-source outcomes (status, attempts, error) of one of the caller's requests. */

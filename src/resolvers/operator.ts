@@ -5,6 +5,7 @@ import { findInstance, type InstanceRow, insertApplication, insertInstance } fro
 import { AppError, notFound } from '../errors.js';
 import { demoCatalogPath, readCatalogFile } from '../gathering/sources/catalog-file.js';
 import { hashCredential, newCredential } from './authentication.js';
+import { createPricePlansForInstance, demoPricePlans, initialPricePlan } from './price-plans.js';
 import { parseInput } from './validation.js';
 
 /*
@@ -19,9 +20,10 @@ const instanceInput = z.strictObject({
 });
 
 /**
- * Creates an instance (tenant), optionally loading the NL demo catalogue and its sources into it.
- * The instance and its catalogue are written in separate transactions; a failed import removes nothing
- * already there, and is reported.
+ * Creates an instance (tenant) with its default price plan, optionally loading the NL demo catalogue with
+ * its sources and the demo price plans (Standard as default, Partner discounted) instead.
+ * The instance, its plans and its catalogue are written in separate transactions; a failed import removes
+ * nothing already there, and is reported.
  *
  * @throws {AppError} `VALIDATION` for a bad name or code; `CONFLICT` when the code is taken.
  */
@@ -34,6 +36,11 @@ export async function createInstance(
     throw new AppError('CONFLICT', `Instance code ${code} is taken.`);
   const now = services.clock.now();
   const instance = await insertInstance(services.db, { name, code, now });
+  await createPricePlansForInstance(
+    services,
+    instance.id,
+    demoCatalog ? demoPricePlans() : [initialPricePlan],
+  );
   const catalog = demoCatalog
     ? await importCatalog(services.db, instance.id, readCatalogFile(demoCatalogPath), now)
     : null;

@@ -4,11 +4,13 @@ import type {
   ProductRow,
   SourceOutcome,
 } from '../db/queries/availability-requests.js';
+import type { CustomerRecord, ProjectRecord } from '../db/queries/customers.js';
 import { toMajorUnits } from '../money.js';
 import type { AuthenticationResult } from '../resolvers/authentication.js';
 import type { AvailabilityOptions } from '../resolvers/availability-options.js';
-import type { Pagination } from '../resolvers/availability-requests.js';
 import { progressPercentage } from '../resolvers/availability-requests.js';
+import { autoNumber } from '../resolvers/customers.js';
+import type { Pagination } from '../resolvers/pagination.js';
 
 /**
  * ISO 8601 with an explicit UTC offset, to the second (`2026-11-22T10:04:50+00:00`), as the contract's
@@ -135,5 +137,40 @@ export function authenticationDocument(result: AuthenticationResult) {
       last_name: result.user.lastName,
       roles: result.user.roles,
     },
+  };
+}
+
+/** The contract's "Customer (as returned by the list)"; absent text fields are "" (the contract types them string). */
+export function customerDocument({ customer, pricePlan, accountManager, financialDetails }: CustomerRecord) {
+  return {
+    id: customer.id,
+    price_plan: { id: pricePlan.id, name: pricePlan.name, _document_type: 'price_plan' as const },
+    account_manager: {
+      id: accountManager.id,
+      first_name: accountManager.firstName,
+      last_name: accountManager.lastName,
+      _document_type: 'user' as const,
+    },
+    interconnected: customer.interconnected,
+    apply_vat: financialDetails?.applyVat ?? false,
+    auto_number: autoNumber(customer.autoSequence),
+    name: customer.name,
+    external_id: customer.externalId ?? '',
+    legal_name: customer.legalName ?? '',
+    business_registration_number: customer.businessRegistrationNumber ?? '',
+    website: customer.website ?? '',
+    _document_type: 'customer' as const,
+  };
+}
+
+/** A project record (the contract shows only its id): its name, customer and timestamps. */
+export function projectDocument({ project, customerName }: ProjectRecord) {
+  return {
+    id: project.id,
+    name: project.name,
+    customer: { id: project.customerId, name: customerName, _document_type: 'customer' as const },
+    created_at: isoTimestamp(project.createdAt),
+    updated_at: isoTimestamp(project.updatedAt),
+    _document_type: 'project' as const,
   };
 }

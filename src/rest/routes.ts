@@ -8,13 +8,17 @@ import {
   getAvailabilityRequest,
   listAvailabilityRequests,
 } from '../resolvers/availability-requests.js';
+import { createCustomer, listCustomers } from '../resolvers/customers.js';
 import { issueEventStreamToken } from '../resolvers/event-stream-token.js';
+import { createProject, listProjects } from '../resolvers/projects.js';
 import {
   authenticationDocument,
   availabilityRequestDocument,
+  customerDocument,
   optionsDocument,
   paginationDocument,
   productDocument,
+  projectDocument,
   sourceOutcomeDocument,
 } from './documents.js';
 import { camelizeBody } from './keys.js';
@@ -117,6 +121,62 @@ export const routes: Route[] = [
           sse_jwt: await issueEventStreamToken(ctx),
         },
       };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/customers',
+    authenticated: true,
+    body: false,
+    handle: async ({ ctx, query }) => {
+      const { records, pagination } = await listCustomers(ctx, {
+        name: query.get('filter[name]') ?? undefined,
+        page: query.get('page') ?? undefined,
+        pageSize: query.get('page_size') ?? undefined,
+      });
+      return {
+        status: 200,
+        body: { data: records.map(customerDocument), pagination: paginationDocument(pagination) },
+      };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/customers',
+    authenticated: true,
+    body: true,
+    handle: async ({ ctx, body }) => ({
+      status: 201,
+      body: { data: customerDocument(await createCustomer(ctx, camelizeBody(body))) },
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/projects',
+    authenticated: true,
+    body: false,
+    handle: async ({ ctx, query }) => {
+      const { projects, pagination } = await listProjects(ctx, {
+        customerId: query.get('customer_id') ?? undefined,
+        page: query.get('page') ?? undefined,
+        pageSize: query.get('page_size') ?? undefined,
+      });
+      return {
+        status: 200,
+        body: {
+          data: projects.map(projectDocument),
+          pagination: paginationDocument(pagination),
+        },
+      };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/projects',
+    authenticated: true,
+    body: true,
+    handle: async ({ ctx, body }) => {
+      return { status: 201, body: { data: projectDocument(await createProject(ctx, camelizeBody(body))) } };
     },
   },
 ];

@@ -6,6 +6,8 @@ import { type IdKind, idKind } from '../ids.js';
 /** GraphQL object types that are Relay nodes, by the id kind whose prefix names them. */
 const nodeTypeByIdKind: Partial<Record<IdKind, string>> = {
   availabilityRequest: 'AvailabilityRequest',
+  customer: 'Customer',
+  project: 'Project',
 };
 
 /**

@@ -1,6 +1,8 @@
 import { builder } from './builder.js';
 import './availability-options.js';
 import './availability-requests.js';
+import './customers.js';
+import './price-plans.js';
 
 /** The executable GraphQL schema. */
 export const schema = builder.toSchema({ sortSchema: true });

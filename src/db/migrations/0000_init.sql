@@ -48,6 +48,7 @@ CREATE TABLE `availability_requests` (
 	`created_by_user_id` text,
 	`customer_id` text,
 	`project_id` text,
+	`price_plan_id` text NOT NULL,
 	`filters` text NOT NULL,
 	`status` text NOT NULL,
 	`sources_total` integer NOT NULL,
@@ -56,10 +57,14 @@ CREATE TABLE `availability_requests` (
 	`updated_at` integer NOT NULL,
 	FOREIGN KEY (`instance_id`) REFERENCES `instances`(`id`) ON UPDATE no action ON DELETE no action,
 	FOREIGN KEY (`address_id`) REFERENCES `addresses`(`id`) ON UPDATE no action ON DELETE no action,
-	FOREIGN KEY (`created_by_user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE no action
+	FOREIGN KEY (`created_by_user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`customer_id`) REFERENCES `customers`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`project_id`) REFERENCES `projects`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`price_plan_id`) REFERENCES `price_plans`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
 CREATE INDEX `availability_requests_list_idx` ON `availability_requests` (`instance_id`,"created_at" desc,"id" desc);--> statement-breakpoint
+CREATE INDEX `availability_requests_customer_idx` ON `availability_requests` (`customer_id`,"created_at" desc,"id" desc);--> statement-breakpoint
 CREATE TABLE `gathering_tasks` (
 	`id` text PRIMARY KEY NOT NULL,
 	`instance_id` text NOT NULL,
@@ -147,6 +152,89 @@ CREATE TABLE `sources` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `sources_instance_key_unique` ON `sources` (`instance_id`,`key`);--> statement-breakpoint
+CREATE TABLE `customer_financial_details` (
+	`customer_id` text PRIMARY KEY NOT NULL,
+	`name` text,
+	`email` text,
+	`street` text,
+	`house_number` text,
+	`house_number_addition` text,
+	`postal_code` text,
+	`city` text,
+	`region` text,
+	`country_code` text,
+	`vat_number` text,
+	`bank_account_number` text,
+	`apply_vat` integer DEFAULT false NOT NULL,
+	`payment_term_days` integer,
+	FOREIGN KEY (`customer_id`) REFERENCES `customers`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE TABLE `customers` (
+	`id` text PRIMARY KEY NOT NULL,
+	`instance_id` text NOT NULL,
+	`auto_sequence` integer NOT NULL,
+	`name` text NOT NULL,
+	`name_folded` text NOT NULL,
+	`external_id` text,
+	`legal_name` text,
+	`business_registration_number` text,
+	`website` text,
+	`interconnected` integer DEFAULT false NOT NULL,
+	`preferred_currency` text,
+	`monthly_availability_request_limit` integer,
+	`internal_notes` text,
+	`agent_id` text,
+	`network_name_override` text,
+	`customer_region` text,
+	`price_plan_id` text NOT NULL,
+	`account_manager_user_id` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`instance_id`) REFERENCES `instances`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`price_plan_id`) REFERENCES `price_plans`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`account_manager_user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `customers_instance_sequence_unique` ON `customers` (`instance_id`,`auto_sequence`);--> statement-breakpoint
+CREATE INDEX `customers_list_idx` ON `customers` (`instance_id`,`name_folded`,`id`);--> statement-breakpoint
+CREATE TABLE `price_plan_rules` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`price_plan_id` text NOT NULL,
+	`network` text,
+	`technology_type` text,
+	`connection_type` text,
+	`mrc_markup_bp` integer NOT NULL,
+	`nrc_markup_bp` integer NOT NULL,
+	FOREIGN KEY (`price_plan_id`) REFERENCES `price_plans`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `price_plan_rules_criteria_unique` ON `price_plan_rules` (`price_plan_id`,`network`,`technology_type`,`connection_type`);--> statement-breakpoint
+CREATE TABLE `price_plans` (
+	`id` text PRIMARY KEY NOT NULL,
+	`instance_id` text NOT NULL,
+	`name` text NOT NULL,
+	`is_default` integer DEFAULT false NOT NULL,
+	`mrc_markup_bp` integer NOT NULL,
+	`nrc_markup_bp` integer NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`instance_id`) REFERENCES `instances`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `price_plans_instance_name_unique` ON `price_plans` (`instance_id`,`name`);--> statement-breakpoint
+CREATE TABLE `projects` (
+	`id` text PRIMARY KEY NOT NULL,
+	`instance_id` text NOT NULL,
+	`customer_id` text NOT NULL,
+	`name` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`instance_id`) REFERENCES `instances`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`customer_id`) REFERENCES `customers`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `projects_customer_idx` ON `projects` (`instance_id`,`customer_id`,`created_at`);--> statement-breakpoint
 CREATE TABLE `applications` (
 	`id` text PRIMARY KEY NOT NULL,
 	`instance_id` text NOT NULL,

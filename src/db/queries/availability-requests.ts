@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lt, or, sql } from 'drizzle-orm';
 import { newId } from '../../ids.js';
 import type { Db } from '../client.js';
 import {
@@ -32,7 +32,25 @@ export interface NewAvailabilityRequest {
   filters: StoredFilters;
   customerId: string | null;
   projectId: string | null;
+  pricePlanId: string;
   sourceIds: string[];
+}
+
+/** A customer's monthly cap to enforce while creating a batch. */
+export interface MonthlyLimitCheck {
+  customerId: string;
+  limit: number;
+  /** Requests of this batch for the customer. */
+  requested: number;
+}
+
+/** Why a batch was not created: a customer's monthly limit would be exceeded. */
+export interface MonthlyLimitExceeded {
+  customerId: string;
+  limit: number;
+  /** Requests already created for the customer this month. */
+  used: number;
+  requested: number;
 }
 
 /**
@@ -40,17 +58,41 @@ export interface NewAvailabilityRequest {
  * matching source, all in one transaction: either every element is written or none.
  * A request with no matching source is created `completed` (DESIGN.md, "Status").
  *
- * @returns the created records, in the order of `requests`.
+ * Monthly limits are checked inside the same write transaction (counting requests created since
+ * `monthStart`), so concurrent batches cannot overshoot a customer's cap together.
+ *
+ * @returns the created records in the order of `requests`, or the first exceeded limit (nothing written).
  */
 export async function insertAvailabilityRequests(
   db: Db,
-  input: { instanceId: string; userId: string | null; now: Date; requests: NewAvailabilityRequest[] },
-): Promise<AvailabilityRequestRecord[]> {
+  input: {
+    instanceId: string;
+    userId: string | null;
+    now: Date;
+    requests: NewAvailabilityRequest[];
+    limits?: MonthlyLimitCheck[];
+    monthStart?: Date;
+  },
+): Promise<{ records: AvailabilityRequestRecord[] } | { exceeded: MonthlyLimitExceeded }> {
   const { instanceId, now } = input;
   const stamps = { createdAt: now, updatedAt: now };
   return db.transaction(
-    (tx) =>
-      input.requests.map((element) => {
+    (tx) => {
+      for (const check of input.limits ?? []) {
+        const used =
+          tx
+            .select({ n: sql<number>`count(*)` })
+            .from(availabilityRequests)
+            .where(
+              and(
+                eq(availabilityRequests.customerId, check.customerId),
+                gte(availabilityRequests.createdAt, input.monthStart ?? now),
+              ),
+            )
+            .get()?.n ?? 0;
+        if (used + check.requested > check.limit) return { exceeded: { ...check, used } };
+      }
+      const records = input.requests.map((element) => {
         const address: AddressRow = { id: newId('address'), instanceId, ...element.address, ...stamps };
         tx.insert(addresses).values(address).run();
         const request: AvailabilityRequestRow = {
@@ -60,6 +102,7 @@ export async function insertAvailabilityRequests(
           createdByUserId: input.userId,
           customerId: element.customerId,
           projectId: element.projectId,
+          pricePlanId: element.pricePlanId,
           filters: element.filters,
           status: element.sourceIds.length === 0 ? 'completed' : 'pending',
           sourcesTotal: element.sourceIds.length,
@@ -83,7 +126,9 @@ export async function insertAvailabilityRequests(
             .run();
         }
         return { request, address };
-      }),
+      });
+      return { records };
+    },
     { behavior: 'immediate' },
   );
 }
@@ -104,9 +149,19 @@ export async function findAvailabilityRequest(
     .get();
 }
 
-/** Number of requests of an instance. */
-export async function countAvailabilityRequests(db: Db, instanceId: string): Promise<number> {
-  return db.$count(availabilityRequests, eq(availabilityRequests.instanceId, instanceId));
+/** Number of requests of an instance (of one customer when `customerId` is given). */
+export async function countAvailabilityRequests(
+  db: Db,
+  instanceId: string,
+  customerId?: string | null,
+): Promise<number> {
+  return db.$count(
+    availabilityRequests,
+    and(
+      eq(availabilityRequests.instanceId, instanceId),
+      customerId ? eq(availabilityRequests.customerId, customerId) : undefined,
+    ),
+  );
 }
 
 /** A page of an instance's requests, newest first, ties broken by id (so pages never overlap). */
@@ -140,7 +195,12 @@ export interface RequestPosition {
 export async function sliceAvailabilityRequests(
   db: Db,
   instanceId: string,
-  slice: { from: RequestPosition | null; direction: 'older' | 'newer'; limit: number },
+  slice: {
+    from: RequestPosition | null;
+    direction: 'older' | 'newer';
+    limit: number;
+    customerId?: string | null;
+  },
 ): Promise<AvailabilityRequestRecord[]> {
   const { from, direction } = slice;
   const t = availabilityRequests;
@@ -155,7 +215,13 @@ export async function sliceAvailabilityRequests(
     .select(recordColumns)
     .from(t)
     .innerJoin(addresses, eq(addresses.id, t.addressId))
-    .where(and(eq(t.instanceId, instanceId), bound))
+    .where(
+      and(
+        eq(t.instanceId, instanceId),
+        slice.customerId ? eq(t.customerId, slice.customerId) : undefined,
+        bound,
+      ),
+    )
     .orderBy(...order)
     .limit(slice.limit)
     .all();
@@ -219,4 +285,85 @@ export async function listSourceOutcomes(
     .where(and(eq(t.instanceId, instanceId), eq(t.availabilityRequestId, requestId)))
     .orderBy(asc(sources.network), asc(sources.name))
     .all();
+}
+
+/** The products of several requests in one query (for batch loading), in the single-request order. */
+export async function listProductsOfRequests(
+  db: Db,
+  instanceId: string,
+  requestIds: readonly string[],
+): Promise<ProductRow[]> {
+  if (requestIds.length === 0) return [];
+  const p = availabilityRequestProducts;
+  return db
+    .select()
+    .from(p)
+    .where(and(eq(p.instanceId, instanceId), inArray(p.availabilityRequestId, [...requestIds])))
+    .orderBy(
+      asc(p.network),
+      asc(p.technologyType),
+      asc(p.connectionType),
+      asc(p.downloadKbps),
+      asc(p.uploadKbps),
+      asc(p.contractTermMonths),
+      asc(p.id),
+    )
+    .all();
+}
+
+/**
+ * The newest `limit` requests of each of several customers in one query (a window over the customer
+ * index), for a customer list that shows each customer's latest requests without a query per customer.
+ */
+export async function listLatestRequestsOfCustomers(
+  db: Db,
+  instanceId: string,
+  customerIds: readonly string[],
+  limit: number,
+): Promise<AvailabilityRequestRecord[]> {
+  if (customerIds.length === 0) return [];
+  const ranked = db
+    .select({
+      id: availabilityRequests.id,
+      rank: sql<number>`row_number() over (partition by ${availabilityRequests.customerId} order by ${availabilityRequests.createdAt} desc, ${availabilityRequests.id} desc)`.as(
+        'rank',
+      ),
+    })
+    .from(availabilityRequests)
+    .where(
+      and(
+        eq(availabilityRequests.instanceId, instanceId),
+        inArray(availabilityRequests.customerId, [...customerIds]),
+      ),
+    )
+    .as('ranked');
+  return db
+    .select(recordColumns)
+    .from(ranked)
+    .innerJoin(availabilityRequests, eq(availabilityRequests.id, ranked.id))
+    .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId))
+    .where(sql`${ranked.rank} <= ${limit}`)
+    .orderBy(desc(availabilityRequests.createdAt), desc(availabilityRequests.id))
+    .all();
+}
+
+/** Number of requests of each of several customers. */
+export async function countRequestsOfCustomers(
+  db: Db,
+  instanceId: string,
+  customerIds: readonly string[],
+): Promise<Map<string, number>> {
+  if (customerIds.length === 0) return new Map();
+  const rows = db
+    .select({ customerId: availabilityRequests.customerId, n: sql<number>`count(*)` })
+    .from(availabilityRequests)
+    .where(
+      and(
+        eq(availabilityRequests.instanceId, instanceId),
+        inArray(availabilityRequests.customerId, [...customerIds]),
+      ),
+    )
+    .groupBy(availabilityRequests.customerId)
+    .all();
+  return new Map(rows.map((row) => [row.customerId ?? '', row.n]));
 }

@@ -2,6 +2,7 @@ import { desc } from 'drizzle-orm';
 import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { sources } from './catalog.js';
 import { idColumn, timestamps } from './columns.js';
+import { customers, pricePlans, projects } from './customers.js';
 import { instances, users } from './tenancy.js';
 
 /** The address an availability request asks about, as normalised by the service. */
@@ -51,15 +52,22 @@ export const availabilityRequests = sqliteTable(
       .notNull()
       .references(() => addresses.id),
     createdByUserId: text().references(() => users.id),
-    customerId: text(),
-    projectId: text(),
+    customerId: text().references(() => customers.id),
+    projectId: text().references(() => projects.id),
+    /** The price plan chosen at creation: the customer's (directly or via the project), else the default. */
+    pricePlanId: text()
+      .notNull()
+      .references(() => pricePlans.id),
     filters: text({ mode: 'json' }).$type<StoredFilters>().notNull(),
     status: text({ enum: availabilityRequestStatuses }).notNull(),
     sourcesTotal: integer().notNull(),
     sourcesFinished: integer().notNull().default(0),
     ...timestamps,
   },
-  (t) => [index('availability_requests_list_idx').on(t.instanceId, desc(t.createdAt), desc(t.id))],
+  (t) => [
+    index('availability_requests_list_idx').on(t.instanceId, desc(t.createdAt), desc(t.id)),
+    index('availability_requests_customer_idx').on(t.customerId, desc(t.createdAt), desc(t.id)),
+  ],
 );
 
 /** Task statuses: queued → running → succeeded | failed (a failed attempt may go back to queued). */

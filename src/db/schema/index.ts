@@ -1,3 +1,4 @@
 export * from './availability.js';
 export * from './catalog.js';
+export * from './customers.js';
 export * from './tenancy.js';

@@ -1,0 +1,78 @@
+import DataLoader from 'dataloader';
+import type { Context } from '../context.js';
+import {
+  type AvailabilityRequestRecord,
+  countRequestsOfCustomers,
+  listLatestRequestsOfCustomers,
+  listProductsOfRequests,
+  type ProductRow,
+} from '../db/queries/availability-requests.js';
+import { listProjectsOfCustomers, type ProjectRow } from '../db/queries/customers.js';
+import { listPricePlans, type PricePlanWithRules } from '../db/queries/price-plans.js';
+import { AppError } from '../errors.js';
+
+/** Batch loaders of one operation: each turns the N look-ups a list's fields make into one query. */
+export interface Loaders {
+  productsOfRequest: DataLoader<string, ProductRow[]>;
+  projectsOfCustomer: DataLoader<string, ProjectRow[]>;
+  requestCountOfCustomer: DataLoader<string, number>;
+  pricePlan: DataLoader<string, PricePlanWithRules | null>;
+  /** The newest `limit` requests of a customer; one loader per limit. */
+  latestRequestsOfCustomer(limit: number): DataLoader<string, AvailabilityRequestRecord[]>;
+}
+
+function groupBy<T>(keys: readonly string[], rows: readonly T[], keyOf: (row: T) => string | null): T[][] {
+  const groups = new Map<string, T[]>(keys.map((key) => [key, []]));
+  for (const row of rows) groups.get(keyOf(row) ?? '')?.push(row);
+  return keys.map((key) => groups.get(key) ?? []);
+}
+
+// Keyed by the context object, so loaders live exactly as long as one operation and never cross tenants.
+const perContext = new WeakMap<Context, Loaders>();
+
+/**
+ * The loaders of an operation's context, created on first use. Every loader reads only the viewer's
+ * instance.
+ * @throws {AppError} `UNAUTHENTICATED` without a viewer.
+ */
+export function loadersFor(ctx: Context): Loaders {
+  const existing = perContext.get(ctx);
+  if (existing) return existing;
+  const instanceId = ctx.viewer?.instanceId;
+  if (!instanceId)
+    throw new AppError('UNAUTHENTICATED', 'Send a valid auth token in the X-Auth-Token header.');
+  const byLimit = new Map<number, DataLoader<string, AvailabilityRequestRecord[]>>();
+  const loaders: Loaders = {
+    productsOfRequest: new DataLoader(async (ids) =>
+      groupBy(ids, await listProductsOfRequests(ctx.db, instanceId, ids), (row) => row.availabilityRequestId),
+    ),
+    projectsOfCustomer: new DataLoader(async (ids) =>
+      groupBy(ids, await listProjectsOfCustomers(ctx.db, instanceId, ids), (row) => row.customerId),
+    ),
+    pricePlan: new DataLoader(async (ids) => {
+      // An instance has a handful of plans: one read of all of them serves any number of customers.
+      const plans = new Map((await listPricePlans(ctx.db, instanceId)).map((plan) => [plan.id, plan]));
+      return ids.map((id) => plans.get(id) ?? null);
+    }),
+    requestCountOfCustomer: new DataLoader(async (ids) => {
+      const counts = await countRequestsOfCustomers(ctx.db, instanceId, ids);
+      return ids.map((id) => counts.get(id) ?? 0);
+    }),
+    latestRequestsOfCustomer(limit) {
+      let loader = byLimit.get(limit);
+      if (!loader) {
+        loader = new DataLoader(async (ids) =>
+          groupBy(
+            ids,
+            await listLatestRequestsOfCustomers(ctx.db, instanceId, ids, limit),
+            (row) => row.request.customerId,
+          ),
+        );
+        byLimit.set(limit, loader);
+      }
+      return loader;
+    },
+  };
+  perContext.set(ctx, loaders);
+  return loaders;
+}
