@@ -1,9 +1,17 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { closeDatabase } from '../db/client.js';
+import type { PricePlanWithRules } from '../db/queries/price-plans.js';
 import { AppError } from '../errors.js';
 import { createLogger } from '../logger.js';
-import { createApplication, createInstance } from '../resolvers/operator.js';
+import {
+  assignInstancePricePlan,
+  createApplication,
+  createInstance,
+  createInstancePricePlan,
+  listInstancePricePlans,
+} from '../resolvers/operator.js';
+import { camelizeBody } from '../rest/keys.js';
 import { createServices } from '../server/services.js';
 
 /*
@@ -62,6 +70,85 @@ application
     }),
   );
 
+/** A price plan as the CLI prints it: markups in percent. */
+function planOutput(plan: PricePlanWithRules) {
+  const percent = (bp: number) => bp / 100;
+  return {
+    id: plan.id,
+    name: plan.name,
+    is_default: plan.isDefault,
+    mrc_markup_percent: percent(plan.mrcMarkupBp),
+    nrc_markup_percent: percent(plan.nrcMarkupBp),
+    rules: plan.rules.map((rule) => ({
+      network: rule.network,
+      technology_type: rule.technologyType,
+      connection_type: rule.connectionType,
+      mrc_markup_percent: percent(rule.mrcMarkupBp),
+      nrc_markup_percent: percent(rule.nrcMarkupBp),
+    })),
+  };
+}
+
+const pricePlan = program.command('price-plan').description('Manage price plans (margin rules)');
+pricePlan
+  .command('list')
+  .description('List the price plans of an instance, default first')
+  .requiredOption('--instance <id-or-code>', 'the instance')
+  .action((options: { instance: string }) =>
+    withServices(async (services) =>
+      (await listInstancePricePlans(services, options.instance)).map(planOutput),
+    ),
+  );
+pricePlan
+  .command('create')
+  .description('Create a price plan; markups in percent of the purchase price')
+  .requiredOption('--instance <id-or-code>', 'the instance')
+  .requiredOption('--name <name>', 'plan name, unique in the instance')
+  .requiredOption('--mrc-markup <percent>', 'default markup on monthly charges, e.g. 25')
+  .requiredOption('--nrc-markup <percent>', 'default markup on one-off charges, e.g. 15')
+  .option('--default', 'make it the instance default', false)
+  .option(
+    '--rules <json>',
+    'JSON array of overrides: [{"network":"KPN","connection_type":"DIA","mrc_markup_percent":30,"nrc_markup_percent":20}]',
+  )
+  .action(
+    (options: {
+      instance: string;
+      name: string;
+      mrcMarkup: string;
+      nrcMarkup: string;
+      default: boolean;
+      rules?: string;
+    }) =>
+      withServices(async (services) => {
+        const rules = options.rules ? (camelizeBody(JSON.parse(options.rules)) as unknown[]) : [];
+        const plan = await createInstancePricePlan(services, options.instance, {
+          name: options.name,
+          isDefault: options.default,
+          mrcMarkupPercent: Number(options.mrcMarkup),
+          nrcMarkupPercent: Number(options.nrcMarkup),
+          rules,
+        });
+        return planOutput(plan);
+      }),
+  );
+pricePlan
+  .command('assign')
+  .description('Give a customer a price plan')
+  .requiredOption('--instance <id-or-code>', 'the instance')
+  .requiredOption('--customer <id>', 'the customer id (cus_…)')
+  .requiredOption('--plan <id>', 'the price plan id (ppl_…)')
+  .action((options: { instance: string; customer: string; plan: string }) =>
+    withServices(async (services) => {
+      const assigned = await assignInstancePricePlan(services, {
+        instance: options.instance,
+        customerId: options.customer,
+        pricePlanId: options.plan,
+      });
+      return { customer_id: assigned.customerId, price_plan_id: assigned.pricePlanId };
+    }),
+  );
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
@@ -69,9 +156,11 @@ try {
   const detail =
     error instanceof AppError
       ? { error: error.code, message: error.message, problems: error.problems }
-      : error instanceof ConfigError
-        ? { error: 'CONFIGURATION', message: error.message }
-        : { error: 'INTERNAL', message: error instanceof Error ? error.message : String(error) };
+      : error instanceof SyntaxError
+        ? { error: 'VALIDATION', message: `--rules is not valid JSON: ${error.message}` }
+        : error instanceof ConfigError
+          ? { error: 'CONFIGURATION', message: error.message }
+          : { error: 'INTERNAL', message: error instanceof Error ? error.message : String(error) };
   process.stderr.write(`${JSON.stringify(detail)}\n`);
   process.exit(1);
 }

@@ -1,11 +1,18 @@
 import { z } from 'zod';
 import { type Role, roles, type Services } from '../context.js';
 import { importCatalog } from '../db/queries/catalog.js';
+import { listPricePlans, type PricePlanWithRules } from '../db/queries/price-plans.js';
 import { findInstance, type InstanceRow, insertApplication, insertInstance } from '../db/queries/tenancy.js';
 import { AppError, notFound } from '../errors.js';
 import { demoCatalogPath, readCatalogFile } from '../gathering/sources/catalog-file.js';
 import { hashCredential, newCredential } from './authentication.js';
-import { createPricePlansForInstance, demoPricePlans, initialPricePlan } from './price-plans.js';
+import {
+  assignPricePlanInInstance,
+  createPricePlanInInstance,
+  createPricePlansForInstance,
+  demoPricePlans,
+  initialPricePlan,
+} from './price-plans.js';
 import { parseInput } from './validation.js';
 
 /*
@@ -65,8 +72,7 @@ export async function createApplication(
   input: { instance: string; name?: string; roles: string[] },
 ): Promise<{ clientId: string; clientSecret: string; instanceId: string; roles: Role[] }> {
   const parsed = parseInput(applicationInput, input, 'The application is invalid.');
-  const instance = await findInstance(services.db, parsed.instance);
-  if (!instance) throw notFound('Instance', parsed.instance);
+  const instance = await requireInstance(services, parsed.instance);
   const clientId = `cli_${newCredential().slice(0, 24)}`;
   const clientSecret = newCredential();
   await insertApplication(services.db, {
@@ -78,4 +84,51 @@ export async function createApplication(
     now: services.clock.now(),
   });
   return { clientId, clientSecret, instanceId: instance.id, roles: parsed.roles };
+}
+
+/**
+ * The price plans of an instance, for an operator.
+ * @throws {AppError} `NOT_FOUND` for an unknown instance.
+ */
+export async function listInstancePricePlans(
+  services: Services,
+  instance: string,
+): Promise<PricePlanWithRules[]> {
+  const found = await findInstance(services.db, instance);
+  if (!found) throw notFound('Instance', instance);
+  return listPricePlans(services.db, found.id);
+}
+
+/**
+ * Creates a price plan in an instance, for an operator.
+ * @param input as GraphQL's `CreatePricePlanInput` (markups in percent).
+ * @throws {AppError} `NOT_FOUND` for an unknown instance; otherwise as `createPricePlanInInstance`.
+ */
+export async function createInstancePricePlan(
+  services: Services,
+  instance: string,
+  input: unknown,
+): Promise<PricePlanWithRules> {
+  return createPricePlanInInstance(services, (await requireInstance(services, instance)).id, input);
+}
+
+/**
+ * Assigns a plan to a customer of an instance, for an operator.
+ * @throws {AppError} `NOT_FOUND` for an unknown instance, plan or customer.
+ */
+export async function assignInstancePricePlan(
+  services: Services,
+  input: { instance: string; customerId: string; pricePlanId: string },
+): Promise<{ customerId: string; pricePlanId: string }> {
+  const { id } = await requireInstance(services, input.instance);
+  return assignPricePlanInInstance(services, id, {
+    customerId: input.customerId,
+    pricePlanId: input.pricePlanId,
+  });
+}
+
+async function requireInstance(services: Services, instance: string): Promise<InstanceRow> {
+  const found = await findInstance(services.db, instance);
+  if (!found) throw notFound('Instance', instance);
+  return found;
 }

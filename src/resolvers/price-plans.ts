@@ -131,35 +131,58 @@ export async function pricePlans(ctx: Context): Promise<PricePlanWithRules[]> {
 }
 
 /**
- * Creates a price plan in the caller's instance (instance admins only).
- * @throws {AppError} `VALIDATION` for bad markups or rules; `CONFLICT` for a taken name; `FORBIDDEN`.
+ * Parses and creates one price plan in an instance.
+ * @throws {AppError} `VALIDATION` for bad markups or rules; `CONFLICT` for a taken name.
  */
-export async function createPricePlan(ctx: Context, input: unknown): Promise<PricePlanWithRules> {
-  const viewer = requireViewer(ctx, ['instance_admin']);
+export async function createPricePlanInInstance(
+  services: Services,
+  instanceId: string,
+  input: unknown,
+): Promise<PricePlanWithRules> {
   const plan = parseInput(pricePlanInputSchema, input, 'The price plan is invalid.');
-  const [created] = await createPricePlansForInstance(ctx, viewer.instanceId, [plan]);
+  const [created] = await createPricePlansForInstance(services, instanceId, [plan]);
   if (!created) throw new AppError('INTERNAL', 'The price plan was not created.');
   return created;
 }
 
 /**
- * Assigns a plan to a customer; both must be in the caller's instance (instance admins only).
- * Requests created afterwards use the plan; products already gathered keep their prices.
- * @throws {AppError} `NOT_FOUND` for an unknown plan or customer; `FORBIDDEN`.
+ * Gives a customer of an instance one of the instance's plans. Requests created afterwards use it;
+ * products already gathered keep their prices.
+ * @throws {AppError} `NOT_FOUND` for a plan or customer that is not the instance's.
+ */
+export async function assignPricePlanInInstance(
+  services: Services,
+  instanceId: string,
+  input: { customerId: string; pricePlanId: string },
+): Promise<{ customerId: string; pricePlanId: string }> {
+  if (!(await findPricePlan(services.db, instanceId, input.pricePlanId)))
+    throw notFound('Price plan', input.pricePlanId);
+  const assigned = await setCustomerPricePlan(services.db, {
+    instanceId,
+    ...input,
+    now: services.clock.now(),
+  });
+  if (!assigned) throw notFound('Customer', input.customerId);
+  return input;
+}
+
+/**
+ * Creates a price plan in the caller's instance (instance admins only).
+ * @throws {AppError} as {@link createPricePlanInInstance}; `FORBIDDEN` for other roles.
+ */
+export async function createPricePlan(ctx: Context, input: unknown): Promise<PricePlanWithRules> {
+  const viewer = requireViewer(ctx, ['instance_admin']);
+  return createPricePlanInInstance(ctx, viewer.instanceId, input);
+}
+
+/**
+ * Assigns a plan to one of the caller's customers (instance admins only).
+ * @throws {AppError} as {@link assignPricePlanInInstance}; `FORBIDDEN` for other roles.
  */
 export async function assignPricePlan(
   ctx: Context,
   input: { customerId: string; pricePlanId: string },
-): Promise<{ customerId: string }> {
+): Promise<{ customerId: string; pricePlanId: string }> {
   const viewer = requireViewer(ctx, ['instance_admin']);
-  if (!(await findPricePlan(ctx.db, viewer.instanceId, input.pricePlanId)))
-    throw notFound('Price plan', input.pricePlanId);
-  const assigned = await setCustomerPricePlan(ctx.db, {
-    instanceId: viewer.instanceId,
-    customerId: input.customerId,
-    pricePlanId: input.pricePlanId,
-    now: ctx.clock.now(),
-  });
-  if (!assigned) throw notFound('Customer', input.customerId);
-  return { customerId: input.customerId };
+  return assignPricePlanInInstance(ctx, viewer.instanceId, input);
 }
