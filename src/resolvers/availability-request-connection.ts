@@ -6,35 +6,22 @@ import {
   type RequestPosition,
   sliceAvailabilityRequests,
 } from '../db/queries/availability-requests.js';
-import { validationError } from '../errors.js';
 import { requireViewer } from './authentication.js';
+import { type Connection, decodeCursor, encodeCursor } from './connection.js';
 import { loadersFor } from './loaders.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.js';
 import { parseInput } from './validation.js';
 
-/** A Relay connection page (Relay Cursor Connections spec) plus the list's total. */
-export interface RecordConnection {
-  edges: { cursor: string; node: AvailabilityRequestRecord }[];
-  pageInfo: {
-    hasNextPage: boolean;
-    hasPreviousPage: boolean;
-    startCursor: string | null;
-    endCursor: string | null;
-  };
-  totalCount: number;
-}
+/** A page of requests as a Relay connection. */
+export type RecordConnection = Connection<AvailabilityRequestRecord>;
+
+const positionSchema = z
+  .object({ createdAt: z.number().int(), id: z.string().min(1) })
+  .transform((position): RequestPosition => ({ createdAt: new Date(position.createdAt), id: position.id }));
 
 /** Opaque keyset cursor: the row's position in the newest-first order. */
-function encodeCursor({ request }: AvailabilityRequestRecord): string {
-  return Buffer.from(`${request.createdAt.getTime()}:${request.id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string, path: string): RequestPosition {
-  const [millis, id] = Buffer.from(cursor, 'base64url').toString('utf8').split(':');
-  const createdAt = new Date(Number(millis));
-  if (!id || Number.isNaN(createdAt.getTime()))
-    throw validationError([{ path, message: 'is not a valid cursor' }]);
-  return { createdAt, id };
+function cursorOf({ request }: AvailabilityRequestRecord): string {
+  return encodeCursor({ createdAt: request.createdAt.getTime(), id: request.id });
 }
 
 const count = z.number().int().min(0).max(MAX_PAGE_SIZE);
@@ -78,7 +65,7 @@ export async function availabilityRequestConnection(
   const backwards = args.last != null;
   const size = (backwards ? args.last : args.first) ?? DEFAULT_PAGE_SIZE;
   const cursor = backwards ? args.before : args.after;
-  const from = cursor ? decodeCursor(cursor, backwards ? '/before' : '/after') : null;
+  const from = cursor ? decodeCursor(cursor, positionSchema, backwards ? '/before' : '/after') : null;
   const rows = await sliceAvailabilityRequests(ctx.db, viewer.instanceId, {
     from,
     direction: backwards ? 'newer' : 'older',
@@ -98,7 +85,7 @@ function toConnection(
   const more = rows.length > size;
   const page = rows.slice(0, size);
   if (backwards) page.reverse();
-  const edges = page.map((node) => ({ cursor: encodeCursor(node), node }));
+  const edges = page.map((node) => ({ cursor: cursorOf(node), node }));
   return {
     edges,
     pageInfo: {

@@ -112,10 +112,13 @@ function emptyAddress(countryCode: string): NewAddress {
  * Creates one availability request per element and queues one gathering task per matching source
  * (enabled, answering for the address's country, inside the network filter). Every element is checked
  * first — address fields against its country's descriptors, filter values against its country's options,
- * customer and project ids — and one invalid element rejects the whole batch, writing nothing.
+ * customer and project ids of the caller's instance — and one invalid element rejects the whole batch,
+ * writing nothing. Each request is priced with its customer's plan (directly or via its project), else the
+ * instance default.
  *
  * @param input the batch in camelCase (REST maps the contract's snake_case keys).
- * @throws {AppError} `VALIDATION` with a problem per invalid field (`/0/address/postalCode`).
+ * @throws {AppError} `VALIDATION` with a problem per invalid field (`/0/address/postalCode`);
+ *   `LIMIT_EXCEEDED` when a customer's monthly limit would be passed (nothing is created).
  */
 export async function createAvailabilityRequests(
   ctx: Context,

@@ -9,8 +9,9 @@ import {
   sliceCustomers,
 } from '../db/queries/customers.js';
 import { findDefaultPricePlan } from '../db/queries/price-plans.js';
-import { AppError, notFound, validationError } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
 import { requireViewer } from './authentication.js';
+import { type Connection, decodeCursor, encodeCursor } from './connection.js';
 import { customerInputSchema, foldName } from './customer-input.js';
 import {
   DEFAULT_PAGE_SIZE,
@@ -105,17 +106,10 @@ export async function listCustomers(
   return { records, pagination: pagination(page, total) };
 }
 
-/** A forward-only Relay connection page of customers. */
-export interface CustomerConnection {
-  edges: { cursor: string; node: CustomerRecord }[];
-  pageInfo: {
-    hasNextPage: boolean;
-    hasPreviousPage: boolean;
-    startCursor: string | null;
-    endCursor: string | null;
-  };
-  totalCount: number;
-}
+/** A forward-only page of customers as a Relay connection. */
+export type CustomerConnection = Connection<CustomerRecord>;
+
+const positionSchema = z.object({ nameFolded: z.string(), id: z.string().min(1) });
 
 const connectionArgs = z.object({
   first: z.number().int().min(0).max(MAX_PAGE_SIZE).nullish(),
@@ -133,24 +127,14 @@ export async function customerConnection(ctx: Context, input: unknown): Promise<
   const viewer = requireViewer(ctx, customerRoles);
   const args = parseInput(connectionArgs, input, 'The connection arguments are invalid.');
   const size = args.first ?? DEFAULT_PAGE_SIZE;
-  let after: { nameFolded: string; id: string } | null = null;
-  if (args.after) {
-    try {
-      const parsed: unknown = JSON.parse(Buffer.from(args.after, 'base64url').toString('utf8'));
-      after = z.object({ nameFolded: z.string(), id: z.string() }).parse(parsed);
-    } catch {
-      throw validationError([{ path: '/after', message: 'is not a valid cursor' }]);
-    }
-  }
+  const after = args.after ? decodeCursor(args.after, positionSchema, '/after') : null;
   const rows = await sliceCustomers(ctx.db, viewer.instanceId, {
     nameFolded: args.name,
     after,
     limit: size + 1,
   });
   const edges = rows.slice(0, size).map((node) => ({
-    cursor: Buffer.from(
-      JSON.stringify({ nameFolded: node.customer.nameFolded, id: node.customer.id }),
-    ).toString('base64url'),
+    cursor: encodeCursor({ nameFolded: node.customer.nameFolded, id: node.customer.id }),
     node,
   }));
   return {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createContext, type Services } from '../../src/context.js';
 import { closeDatabase } from '../../src/db/client.js';
-import { listRequestProducts, listSourceOutcomes } from '../../src/db/queries/availability-requests.js';
+import { listProductsOfRequests, listSourceOutcomes } from '../../src/db/queries/availability-requests.js';
 import { createCatalogSource } from '../../src/gathering/sources/catalog.js';
 import { type SourceAdapter, SourceError } from '../../src/gathering/sources/types.js';
 import { GatheringWorker, retryDelayMs } from '../../src/gathering/worker.js';
@@ -110,7 +110,7 @@ describe('GatheringWorker', () => {
     expect(byName.Tele2?.productCount).toBeGreaterThan(0);
     const record = await getAvailabilityRequest(ctx, id);
     expect([record.request.sourcesFinished, record.request.sourcesTotal]).toEqual([7, 7]);
-    const products = await listRequestProducts(services.db, record.request.instanceId, id);
+    const products = await listProductsOfRequests(services.db, record.request.instanceId, [id]);
     expect(products.some((p) => p.network === 'Colt')).toBe(false);
     expect(new Set(products.map((p) => p.network))).toEqual(new Set(['Eurofiber', 'KPN', 'Tele2', 'Ziggo']));
   });

@@ -227,29 +227,6 @@ export async function sliceAvailabilityRequests(
     .all();
 }
 
-/** The products gathered for a request, in a stable order (network, technology, bandwidth, term). */
-export async function listRequestProducts(
-  db: Db,
-  instanceId: string,
-  requestId: string,
-): Promise<ProductRow[]> {
-  const p = availabilityRequestProducts;
-  return db
-    .select()
-    .from(p)
-    .where(and(eq(p.instanceId, instanceId), eq(p.availabilityRequestId, requestId)))
-    .orderBy(
-      asc(p.network),
-      asc(p.technologyType),
-      asc(p.connectionType),
-      asc(p.downloadKbps),
-      asc(p.uploadKbps),
-      asc(p.contractTermMonths),
-      asc(p.id),
-    )
-    .all();
-}
-
 /** Outcome of one source for one request, for the single-request view. */
 export interface SourceOutcome {
   sourceId: string;
