@@ -20,6 +20,10 @@ export const idPrefixes = {
   customer: 'cus',
   project: 'prj',
   pricePlan: 'ppl',
+  instanceProduct: 'ipr',
+  mandatoryProduct: 'mpr',
+  quote: 'quo',
+  quoteLine: 'qli',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { ZodError } from 'zod';
 import { ConfigError, loadConfig } from '../config.js';
 import { closeDatabase } from '../db/client.js';
 import type { PricePlanWithRules } from '../db/queries/price-plans.js';
@@ -9,9 +10,11 @@ import {
   createApplication,
   createInstance,
   createInstancePricePlan,
+  importInstanceProductFile,
   listInstancePricePlans,
 } from '../resolvers/operator.js';
-import { camelizeBody } from '../rest/keys.js';
+import { zodProblems } from '../resolvers/validation.js';
+import { camelizeBody, snakePath } from '../rest/keys.js';
 import { createServices } from '../server/services.js';
 
 /*
@@ -149,18 +152,50 @@ pricePlan
     }),
   );
 
+const instanceProduct = program
+  .command('instance-product')
+  .description('Manage the instance catalogue (instance and mandatory products)');
+instanceProduct
+  .command('import')
+  .description('Import products from a JSON file (format: data/instance-products/demo.json; prices in cents)')
+  .requiredOption('--instance <id-or-code>', 'the instance')
+  .requiredOption('--file <path>', 'the JSON file')
+  .action((options: { instance: string; file: string }) =>
+    withServices(async (services) => {
+      const rows = await importInstanceProductFile(services, options.instance, options.file);
+      return rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        mandatory: row.mandatory,
+        mrc_minor: row.mrcMinor,
+        nrc_minor: row.nrcMinor,
+        currency: row.currency,
+      }));
+    }),
+  );
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) process.exit(error.exitCode);
   const detail =
     error instanceof AppError
-      ? { error: error.code, message: error.message, problems: error.problems }
+      ? {
+          error: error.code,
+          message: error.message,
+          problems: error.problems.map((problem) => ({ ...problem, path: snakePath(problem.path) })),
+        }
       : error instanceof SyntaxError
         ? { error: 'VALIDATION', message: `--rules is not valid JSON: ${error.message}` }
-        : error instanceof ConfigError
-          ? { error: 'CONFIGURATION', message: error.message }
-          : { error: 'INTERNAL', message: error instanceof Error ? error.message : String(error) };
+        : error instanceof ZodError
+          ? {
+              error: 'VALIDATION',
+              message: 'The file is invalid.',
+              problems: zodProblems(error).map((problem) => ({ ...problem, path: snakePath(problem.path) })),
+            }
+          : error instanceof ConfigError
+            ? { error: 'CONFIGURATION', message: error.message }
+            : { error: 'INTERNAL', message: error instanceof Error ? error.message : String(error) };
   process.stderr.write(`${JSON.stringify(detail)}\n`);
   process.exit(1);
 }

@@ -35,3 +35,27 @@ export function decodeCursor<S extends z.ZodType>(cursor: string, schema: S, pat
     );
   }
 }
+
+/**
+ * A forward page from a keyset slice fetched with one row more than `size` (that extra row only tells
+ * whether a next page exists).
+ */
+export function forwardConnection<T>(
+  rows: readonly T[],
+  size: number,
+  afterGiven: boolean,
+  positionOf: (row: T) => unknown,
+  totalCount: number,
+): Connection<T> {
+  const edges = rows.slice(0, size).map((node) => ({ cursor: encodeCursor(positionOf(node)), node }));
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: rows.length > size,
+      hasPreviousPage: afterGiven,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+    totalCount,
+  };
+}

@@ -13,6 +13,16 @@ const text = (max: number) =>
     .nullish()
     .transform((value) => (value ? value : null));
 
+/** A formatted text field where "" and null mean "not given", as for every other optional text field. */
+function blankAsAbsent<S extends z.ZodType<string>>(schema: S) {
+  return z
+    .preprocess(
+      (value) => (typeof value === 'string' && value.trim() === '' ? null : value),
+      schema.nullish(),
+    )
+    .transform((value) => value ?? null);
+}
+
 const countryCode = z
   .string()
   .refine(
@@ -26,11 +36,7 @@ const countryCode = z
 export const financialDetailsInputSchema = z
   .strictObject({
     name: text(200),
-    email: z
-      .email('must be an e-mail address')
-      .max(254)
-      .nullish()
-      .transform((value) => value ?? null),
+    email: blankAsAbsent(z.email('must be an e-mail address').max(254)),
     street: text(200),
     houseNumber: text(20),
     houseNumberAddition: text(20),
@@ -82,11 +88,7 @@ export const customerInputSchema = z.strictObject({
   externalId: text(100),
   legalName: text(200),
   businessRegistrationNumber: text(50),
-  website: z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-    .max(2048)
-    .nullish()
-    .transform((value) => value ?? null),
+  website: blankAsAbsent(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048)),
   interconnected: z
     .boolean()
     .nullish()

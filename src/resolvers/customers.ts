@@ -11,7 +11,7 @@ import {
 import { findDefaultPricePlan } from '../db/queries/price-plans.js';
 import { AppError, notFound } from '../errors.js';
 import { requireViewer } from './authentication.js';
-import { type Connection, decodeCursor, encodeCursor } from './connection.js';
+import { type Connection, decodeCursor, forwardConnection } from './connection.js';
 import { customerInputSchema, foldName } from './customer-input.js';
 import {
   DEFAULT_PAGE_SIZE,
@@ -133,18 +133,11 @@ export async function customerConnection(ctx: Context, input: unknown): Promise<
     after,
     limit: size + 1,
   });
-  const edges = rows.slice(0, size).map((node) => ({
-    cursor: encodeCursor({ nameFolded: node.customer.nameFolded, id: node.customer.id }),
-    node,
-  }));
-  return {
-    edges,
-    pageInfo: {
-      hasNextPage: rows.length > size,
-      hasPreviousPage: after !== null,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
-    },
-    totalCount: await countCustomers(ctx.db, viewer.instanceId, args.name),
-  };
+  return forwardConnection(
+    rows,
+    size,
+    after !== null,
+    (node) => ({ nameFolded: node.customer.nameFolded, id: node.customer.id }),
+    await countCustomers(ctx.db, viewer.instanceId, args.name),
+  );
 }

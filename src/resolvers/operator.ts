@@ -1,11 +1,17 @@
 import { z } from 'zod';
 import { type Role, roles, type Services } from '../context.js';
 import { importCatalog } from '../db/queries/catalog.js';
+import type { InstanceProductRow } from '../db/queries/instance-products.js';
 import { listPricePlans, type PricePlanWithRules } from '../db/queries/price-plans.js';
 import { findInstance, type InstanceRow, insertApplication, insertInstance } from '../db/queries/tenancy.js';
 import { AppError, notFound } from '../errors.js';
 import { demoCatalogPath, readCatalogFile } from '../gathering/sources/catalog-file.js';
 import { hashCredential, newCredential } from './authentication.js';
+import {
+  demoInstanceProductsPath,
+  importInstanceProducts,
+  readInstanceProductFile,
+} from './instance-products.js';
 import {
   assignPricePlanInInstance,
   createPricePlanInInstance,
@@ -28,7 +34,8 @@ const instanceInput = z.strictObject({
 
 /**
  * Creates an instance (tenant) with its default price plan, optionally loading the NL demo catalogue with
- * its sources and the demo price plans (Standard as default, Partner discounted) instead.
+ * its sources, the demo price plans (Standard as default, Partner discounted) and the demo instance and
+ * mandatory products.
  * The instance, its plans and its catalogue are written in separate transactions; a failed import removes
  * nothing already there, and is reported.
  *
@@ -48,6 +55,9 @@ export async function createInstance(
     instance.id,
     demoCatalog ? demoPricePlans() : [initialPricePlan],
   );
+  if (demoCatalog) {
+    await importInstanceProducts(services, instance.id, readInstanceProductFile(demoInstanceProductsPath));
+  }
   const catalog = demoCatalog
     ? await importCatalog(services.db, instance.id, readCatalogFile(demoCatalogPath), now)
     : null;
@@ -131,4 +141,17 @@ async function requireInstance(services: Services, instance: string): Promise<In
   const found = await findInstance(services.db, instance);
   if (!found) throw notFound('Instance', instance);
   return found;
+}
+
+/**
+ * Imports instance and mandatory products from a file into an instance (CLI), in one transaction.
+ * @throws {AppError} `NOT_FOUND` for an unknown instance; the file's format errors as zod errors.
+ */
+export async function importInstanceProductFile(
+  services: Services,
+  instance: string,
+  path: string,
+): Promise<InstanceProductRow[]> {
+  const { id } = await requireInstance(services, instance);
+  return importInstanceProducts(services, id, readInstanceProductFile(path));
 }

@@ -5,12 +5,15 @@ import type {
   SourceOutcome,
 } from '../db/queries/availability-requests.js';
 import type { CustomerRecord, ProjectRecord } from '../db/queries/customers.js';
+import type { InstanceProductRow } from '../db/queries/instance-products.js';
+import type { QuoteLineRow, QuoteRecord } from '../db/queries/quotes.js';
 import { toMajorUnits } from '../money.js';
 import type { AuthenticationResult } from '../resolvers/authentication.js';
 import type { AvailabilityOptions } from '../resolvers/availability-options.js';
 import { progressPercentage } from '../resolvers/availability-requests.js';
 import { autoNumber } from '../resolvers/customers.js';
 import type { Pagination } from '../resolvers/pagination.js';
+import { quoteTotals } from '../resolvers/quotes.js';
 
 /**
  * ISO 8601 with an explicit UTC offset, to the second (`2026-11-22T10:04:50+00:00`), as the contract's
@@ -172,5 +175,62 @@ export function projectDocument({ project, customerName }: ProjectRecord) {
     created_at: isoTimestamp(project.createdAt),
     updated_at: isoTimestamp(project.updatedAt),
     _document_type: 'project' as const,
+  };
+}
+
+/** An instance or mandatory product: prices in the currency's major unit. */
+export function instanceProductDocument(product: InstanceProductRow) {
+  return {
+    id: product.id,
+    name: product.name,
+    description: product.description,
+    mrc: toMajorUnits(product.mrcMinor, product.currency),
+    nrc: toMajorUnits(product.nrcMinor, product.currency),
+    currency: product.currency,
+    _document_type: product.mandatory ? ('mandatory_product' as const) : ('instance_product' as const),
+  };
+}
+
+/** An item of a quote's `products` array: the snapshot the line keeps. */
+export function quoteLineDocument(line: QuoteLineRow) {
+  return {
+    id: line.id,
+    kind: line.kind,
+    product_id: line.productId,
+    name: line.name,
+    network: line.network,
+    technology_type: line.technologyType,
+    connection_type: line.connectionType,
+    bandwidth:
+      line.downloadKbps === null || line.uploadKbps === null
+        ? null
+        : { download: line.downloadKbps, upload: line.uploadKbps },
+    contract_term: line.contractTermMonths,
+    mrc: toMajorUnits(line.mrcMinor, line.currency),
+    nrc: toMajorUnits(line.nrcMinor, line.currency),
+    currency: line.currency,
+    _document_type: 'quote_line' as const,
+  };
+}
+
+/** The contract's "Quote": totals summed from the lines in minor units. */
+export function quoteDocument(record: QuoteRecord) {
+  const { quote } = record;
+  const totals = quoteTotals(record);
+  return {
+    id: quote.id,
+    name: quote.name,
+    instance: { id: record.instance.id, name: record.instance.name, _document_type: 'instance' as const },
+    products: record.lines.map(quoteLineDocument),
+    quote_number: quote.quoteNumber,
+    currency: quote.currency,
+    validity_days: quote.validityDays,
+    customer: { id: record.customer.id, name: record.customer.name, _document_type: 'customer' as const },
+    reference_number: quote.referenceNumber,
+    total_products: totals.totalProducts,
+    total_mrc: toMajorUnits(totals.totalMrcMinor, quote.currency),
+    total_nrc: toMajorUnits(totals.totalNrcMinor, quote.currency),
+    expiration_date: quote.expirationDate,
+    _document_type: 'quote' as const,
   };
 }

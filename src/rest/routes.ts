@@ -10,15 +10,19 @@ import {
 } from '../resolvers/availability-requests.js';
 import { createCustomer, listCustomers } from '../resolvers/customers.js';
 import { issueEventStreamToken } from '../resolvers/event-stream-token.js';
+import { instanceProducts } from '../resolvers/instance-products.js';
 import { createProject, listProjects } from '../resolvers/projects.js';
+import { addQuoteProducts, createQuote, getQuote } from '../resolvers/quotes.js';
 import {
   authenticationDocument,
   availabilityRequestDocument,
   customerDocument,
+  instanceProductDocument,
   optionsDocument,
   paginationDocument,
   productDocument,
   projectDocument,
+  quoteDocument,
   sourceOutcomeDocument,
 } from './documents.js';
 import { camelizeBody } from './keys.js';
@@ -178,5 +182,55 @@ export const routes: Route[] = [
     handle: async ({ ctx, body }) => {
       return { status: 201, body: { data: projectDocument(await createProject(ctx, camelizeBody(body))) } };
     },
+  },
+  {
+    method: 'GET',
+    path: '/instance-products',
+    authenticated: true,
+    body: false,
+    handle: async ({ ctx }) => ({
+      status: 200,
+      body: { data: (await instanceProducts(ctx, false)).map(instanceProductDocument) },
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/mandatory-products',
+    authenticated: true,
+    body: false,
+    handle: async ({ ctx }) => ({
+      status: 200,
+      body: { data: (await instanceProducts(ctx, true)).map(instanceProductDocument) },
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/quotes',
+    authenticated: true,
+    body: true,
+    handle: async ({ ctx, body }) => ({
+      status: 201,
+      body: { data: quoteDocument(await createQuote(ctx, camelizeBody(body))) },
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/quotes/:id',
+    authenticated: true,
+    body: false,
+    handle: async ({ ctx, params }) => ({
+      status: 200,
+      body: { data: quoteDocument(await getQuote(ctx, params.id ?? '')) },
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/quotes/:id/products',
+    authenticated: true,
+    body: true,
+    handle: async ({ ctx, params, body }) => ({
+      status: 200,
+      body: { data: quoteDocument(await addQuoteProducts(ctx, params.id ?? '', camelizeBody(body))) },
+    }),
   },
 ];

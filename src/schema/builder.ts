@@ -8,6 +8,7 @@ const nodeTypeByIdKind: Partial<Record<IdKind, string>> = {
   availabilityRequest: 'AvailabilityRequest',
   customer: 'Customer',
   project: 'Project',
+  quote: 'Quote',
 };
 
 /**

@@ -3,6 +3,7 @@ import './availability-options.js';
 import './availability-requests.js';
 import './customers.js';
 import './price-plans.js';
+import './quotes.js';
 
 /** The executable GraphQL schema. */
 export const schema = builder.toSchema({ sortSchema: true });

@@ -235,6 +235,67 @@ CREATE TABLE `projects` (
 );
 --> statement-breakpoint
 CREATE INDEX `projects_customer_idx` ON `projects` (`instance_id`,`customer_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `instance_products` (
+	`id` text PRIMARY KEY NOT NULL,
+	`instance_id` text NOT NULL,
+	`mandatory` integer NOT NULL,
+	`name` text NOT NULL,
+	`description` text DEFAULT '' NOT NULL,
+	`mrc_minor` integer NOT NULL,
+	`nrc_minor` integer NOT NULL,
+	`currency` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`instance_id`) REFERENCES `instances`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `instance_products_list_idx` ON `instance_products` (`instance_id`,`mandatory`,`name`);--> statement-breakpoint
+CREATE TABLE `quote_lines` (
+	`id` text PRIMARY KEY NOT NULL,
+	`instance_id` text NOT NULL,
+	`quote_id` text NOT NULL,
+	`kind` text NOT NULL,
+	`product_id` text NOT NULL,
+	`name` text NOT NULL,
+	`network` text,
+	`technology_type` text,
+	`connection_type` text,
+	`download_kbps` integer,
+	`upload_kbps` integer,
+	`contract_term_months` integer,
+	`mrc_minor` integer NOT NULL,
+	`nrc_minor` integer NOT NULL,
+	`currency` text NOT NULL,
+	`position` integer NOT NULL,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`instance_id`) REFERENCES `instances`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`quote_id`) REFERENCES `quotes`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `quote_lines_product_unique` ON `quote_lines` (`quote_id`,`product_id`);--> statement-breakpoint
+CREATE INDEX `quote_lines_quote_idx` ON `quote_lines` (`quote_id`,`position`);--> statement-breakpoint
+CREATE TABLE `quotes` (
+	`id` text PRIMARY KEY NOT NULL,
+	`instance_id` text NOT NULL,
+	`customer_id` text NOT NULL,
+	`created_by_user_id` text,
+	`name` text NOT NULL,
+	`reference_number` text,
+	`year` integer NOT NULL,
+	`sequence` integer NOT NULL,
+	`quote_number` text NOT NULL,
+	`currency` text NOT NULL,
+	`validity_days` integer NOT NULL,
+	`expiration_date` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`instance_id`) REFERENCES `instances`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`customer_id`) REFERENCES `customers`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`created_by_user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `quotes_number_unique` ON `quotes` (`instance_id`,`year`,`sequence`);--> statement-breakpoint
+CREATE INDEX `quotes_list_idx` ON `quotes` (`instance_id`,`created_at`,`id`);--> statement-breakpoint
 CREATE TABLE `applications` (
 	`id` text PRIMARY KEY NOT NULL,
 	`instance_id` text NOT NULL,
@@ -270,6 +331,8 @@ CREATE TABLE `instances` (
 	`id` text PRIMARY KEY NOT NULL,
 	`name` text NOT NULL,
 	`code` text NOT NULL,
+	`default_currency` text DEFAULT 'EUR' NOT NULL,
+	`quote_validity_days` integer DEFAULT 30 NOT NULL,
 	`created_at` integer NOT NULL,
 	`updated_at` integer NOT NULL
 );

@@ -13,10 +13,12 @@ export async function insertInstance(
   db: Db,
   input: { name: string; code: string; now: Date },
 ): Promise<InstanceRow> {
-  const row = {
+  const row: InstanceRow = {
     id: newId('instance'),
     name: input.name,
     code: input.code,
+    defaultCurrency: 'EUR',
+    quoteValidityDays: 30,
     createdAt: input.now,
     updatedAt: input.now,
   };

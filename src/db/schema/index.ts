@@ -1,4 +1,5 @@
 export * from './availability.js';
 export * from './catalog.js';
 export * from './customers.js';
+export * from './quotes.js';
 export * from './tenancy.js';

@@ -10,6 +10,10 @@ export const instances = sqliteTable(
     name: text().notNull(),
     /** Short upper-case code used in quote numbers (`2026-0003-ACM`). */
     code: text().notNull(),
+    /** Currency of quotes for customers without a preferred currency (ISO 4217). */
+    defaultCurrency: text().notNull().default('EUR'),
+    /** Days a quote stays valid after its creation date. */
+    quoteValidityDays: integer().notNull().default(30),
     ...timestamps,
   },
   (t) => [uniqueIndex('instances_code_unique').on(t.code)],
