@@ -5,7 +5,6 @@ import {
   findAvailabilityRequest,
   insertAvailabilityRequests,
   listAvailabilityRequestsPage,
-  listSourceOutcomes,
   type NewAddress,
   type NewAvailabilityRequest,
   type ProductRow,
@@ -257,8 +256,8 @@ export async function availabilityRequestSourceOutcomes(
   ctx: Context,
   requestId: string,
 ): Promise<SourceOutcome[]> {
-  const viewer = requireViewer(ctx, ['connectivity_check']);
-  return listSourceOutcomes(ctx.db, viewer.instanceId, requestId);
+  requireViewer(ctx, ['connectivity_check']);
+  return loadersFor(ctx).sourceOutcomesOfRequest.load(requestId);
 }
 
 /**

@@ -2,7 +2,7 @@ import currencyCodes from 'currency-codes';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { checkVAT, countries as vatCountries } from 'jsvat';
 import { z } from 'zod';
-import { isCountryCode, validatePostalCode } from '../geo/index.js';
+import { isCountryCode, normalisePostalCode, validatePostalCode } from '../geo/index.js';
 
 /** Optional text: trimmed, bounded; null and "" count as not given. */
 const text = (max: number) =>
@@ -76,6 +76,13 @@ export const financialDetailsInputSchema = z
         message: `is not a postal code of ${details.countryCode}`,
       });
     }
+  })
+  .transform((details) => {
+    // Stored normalised like request addresses (`1016 XA` → `1016XA`) when the country is known.
+    const country = details.countryCode;
+    return details.postalCode && country && isCountryCode(country)
+      ? { ...details, postalCode: normalisePostalCode(country, details.postalCode) }
+      : details;
   });
 
 /**

@@ -13,6 +13,7 @@ import { AppError, notFound } from '../errors.js';
 import { requireViewer } from './authentication.js';
 import { type Connection, decodeCursor, forwardConnection } from './connection.js';
 import { customerInputSchema, foldName } from './customer-input.js';
+import { loadersFor } from './loaders.js';
 import {
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
@@ -72,8 +73,8 @@ export async function getCustomer(ctx: Context, id: string): Promise<CustomerRec
 
 /** Like {@link getCustomer} but null when not found (GraphQL's nullable field). */
 export async function findCustomerForViewer(ctx: Context, id: string): Promise<CustomerRecord | null> {
-  const viewer = requireViewer(ctx, customerRoles);
-  return (await findCustomer(ctx.db, viewer.instanceId, id)) ?? null;
+  requireViewer(ctx, customerRoles);
+  return loadersFor(ctx).customer.load(id);
 }
 
 const nameFilter = z

@@ -5,15 +5,24 @@ import {
   countRequestsOfCustomers,
   listLatestRequestsOfCustomers,
   listProductsOfRequests,
+  listSourceOutcomes,
   type ProductRow,
+  type SourceOutcome,
 } from '../db/queries/availability-requests.js';
-import { listProjectsOfCustomers, type ProjectRow } from '../db/queries/customers.js';
+import {
+  type CustomerRecord,
+  findCustomers,
+  listProjectsOfCustomers,
+  type ProjectRow,
+} from '../db/queries/customers.js';
 import { listPricePlans, type PricePlanWithRules } from '../db/queries/price-plans.js';
 import { AppError } from '../errors.js';
 
 /** Batch loaders of one operation: each turns the N look-ups a list's fields make into one query. */
 export interface Loaders {
   productsOfRequest: DataLoader<string, ProductRow[]>;
+  sourceOutcomesOfRequest: DataLoader<string, SourceOutcome[]>;
+  customer: DataLoader<string, CustomerRecord | null>;
   projectsOfCustomer: DataLoader<string, ProjectRow[]>;
   requestCountOfCustomer: DataLoader<string, number>;
   pricePlan: DataLoader<string, PricePlanWithRules | null>;
@@ -46,6 +55,15 @@ export function loadersFor(ctx: Context): Loaders {
     productsOfRequest: new DataLoader(async (ids) =>
       groupBy(ids, await listProductsOfRequests(ctx.db, instanceId, ids), (row) => row.availabilityRequestId),
     ),
+    sourceOutcomesOfRequest: new DataLoader(async (ids) =>
+      groupBy(ids, await listSourceOutcomes(ctx.db, instanceId, ids), (row) => row.availabilityRequestId),
+    ),
+    customer: new DataLoader(async (ids) => {
+      const found = new Map(
+        (await findCustomers(ctx.db, instanceId, ids)).map((record) => [record.customer.id, record]),
+      );
+      return ids.map((id) => found.get(id) ?? null);
+    }),
     projectsOfCustomer: new DataLoader(async (ids) =>
       groupBy(ids, await listProjectsOfCustomers(ctx.db, instanceId, ids), (row) => row.customerId),
     ),

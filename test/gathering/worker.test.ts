@@ -90,9 +90,10 @@ describe('GatheringWorker', () => {
       (record) => record.request.status === 'completed',
     );
 
-    const outcomes = await listSourceOutcomes(services.db, ctx.viewer?.instanceId ?? '', id);
+    const outcomes = await listSourceOutcomes(services.db, ctx.viewer?.instanceId ?? '', [id]);
     const byName = Object.fromEntries(outcomes.map((o) => [o.sourceName, o]));
     expect(byName.Colt).toEqual({
+      availabilityRequestId: id,
       sourceId: expect.any(String),
       sourceName: 'Colt',
       network: 'Colt',
@@ -132,7 +133,7 @@ describe('GatheringWorker', () => {
       (record) => record.request.status === 'completed',
     );
 
-    const outcomes = await listSourceOutcomes(services.db, ctx.viewer?.instanceId ?? '', id);
+    const outcomes = await listSourceOutcomes(services.db, ctx.viewer?.instanceId ?? '', [id]);
     const ziggo = outcomes.find((o) => o.sourceName === 'Ziggo');
     expect([ziggo?.status, ziggo?.attempts, ziggo?.errorCode]).toEqual(['failed', 3, 'TIMEOUT']);
   });
@@ -151,7 +152,7 @@ describe('GatheringWorker', () => {
       (record) => record.request.status === 'completed',
     );
 
-    const outcomes = await listSourceOutcomes(services.db, ctx.viewer?.instanceId ?? '', id);
+    const outcomes = await listSourceOutcomes(services.db, ctx.viewer?.instanceId ?? '', [id]);
     expect(new Set(outcomes.map((o) => `${o.status} ${o.errorCode} ${o.errorMessage}`))).toEqual(
       new Set(['failed SOURCE_ERROR The source failed unexpectedly.']),
     );

@@ -134,7 +134,7 @@ describe('POST /customers', () => {
       street: 'Lijnbaansgracht',
       houseNumber: '206',
       houseNumberAddition: 'H',
-      postalCode: '1016 XA',
+      postalCode: '1016XA',
       city: 'Amsterdam',
       region: 'Noord-Holland',
       countryCode: 'NL',

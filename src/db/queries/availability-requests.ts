@@ -239,15 +239,17 @@ export interface SourceOutcome {
   productCount: number;
 }
 
-/** Per-source outcomes of a request's gathering tasks. */
+/** Per-source outcomes of several requests' gathering tasks, in one query (for batch loading). */
 export async function listSourceOutcomes(
   db: Db,
   instanceId: string,
-  requestId: string,
-): Promise<SourceOutcome[]> {
+  requestIds: readonly string[],
+): Promise<(SourceOutcome & { availabilityRequestId: string })[]> {
+  if (requestIds.length === 0) return [];
   const t = gatheringTasks;
   return db
     .select({
+      availabilityRequestId: t.availabilityRequestId,
       sourceId: t.sourceId,
       sourceName: sources.name,
       network: sources.network,
@@ -259,7 +261,7 @@ export async function listSourceOutcomes(
     })
     .from(t)
     .innerJoin(sources, eq(sources.id, t.sourceId))
-    .where(and(eq(t.instanceId, instanceId), eq(t.availabilityRequestId, requestId)))
+    .where(and(eq(t.instanceId, instanceId), inArray(t.availabilityRequestId, [...requestIds])))
     .orderBy(asc(sources.network), asc(sources.name))
     .all();
 }

@@ -105,6 +105,18 @@ export async function findCustomer(
     .get();
 }
 
+/** Those of the given ids that are customers of the instance (for batch loading). */
+export async function findCustomers(
+  db: Db,
+  instanceId: string,
+  ids: readonly string[],
+): Promise<CustomerRecord[]> {
+  if (ids.length === 0) return [];
+  return recordQuery(db)
+    .where(and(eq(customers.instanceId, instanceId), inArray(customers.id, [...ids])))
+    .all();
+}
+
 /** Number of customers of an instance whose folded name contains `nameFolded` (all when null). */
 export async function countCustomers(db: Db, instanceId: string, nameFolded: string | null): Promise<number> {
   return db.$count(customers, and(eq(customers.instanceId, instanceId), nameContains(nameFolded)));
