@@ -1,21 +1,53 @@
 import { createPubSub } from 'graphql-yoga';
+import type { AvailabilityRequestRecord } from './db/queries/availability-requests.js';
 
-/** The payload of an availability-request event: which request changed, in which instance. */
+/** An availability request was created, or its status or progress changed; `record` is its new state. */
 export interface AvailabilityRequestEvent {
   instanceId: string;
-  availabilityRequestId: string;
   kind: 'created' | 'updated';
+  record: AvailabilityRequestRecord;
+}
+
+/**
+ * An EventTarget that counts its listeners, so operators and tests can see that closed subscriptions
+ * leave none behind. It sets no listener cap (Yoga's default target warns past ten subscribers).
+ */
+export class CountingEventTarget extends EventTarget {
+  private count = 0;
+
+  /** Listeners attached right now, across all event types. */
+  get listenerCount(): number {
+    return this.count;
+  }
+
+  override addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: AddEventListenerOptions | boolean,
+  ): void {
+    if (listener) this.count += 1;
+    super.addEventListener(type, listener, options);
+  }
+
+  override removeEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: EventListenerOptions | boolean,
+  ): void {
+    if (listener) this.count -= 1;
+    super.removeEventListener(type, listener, options);
+  }
 }
 
 /**
  * The one event stream inside the service (DESIGN.md, "Architecture"): gathering and resolvers
  * publish, GraphQL subscriptions and the REST event stream read. Topics are scoped by instance.
- * A plain EventTarget with no listener cap, since Yoga's default warns past ten subscribers.
  */
-export function createEventBus() {
-  return createPubSub<{
+export function createEventBus(target = new CountingEventTarget()) {
+  const pubsub = createPubSub<{
     'availabilityRequest:changed': [instanceId: string, payload: AvailabilityRequestEvent];
-  }>({ eventTarget: new EventTarget() });
+  }>({ eventTarget: target });
+  return Object.assign(pubsub, { target });
 }
 
 /** The event bus type. */

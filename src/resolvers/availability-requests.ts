@@ -21,6 +21,7 @@ import {
   monthlyLimitChecks,
   resolveAttachment,
 } from './availability-attachments.js';
+import { publishRequestsCreated } from './availability-events.js';
 import {
   type AddressInput,
   addressFieldProblems,
@@ -187,13 +188,7 @@ export async function createAvailabilityRequests(
   });
   if ('exceeded' in result) throw limitExceeded(result.exceeded, lookups.customers);
   const { records } = result;
-  for (const { request } of records) {
-    ctx.events.publish('availabilityRequest:changed', request.instanceId, {
-      instanceId: request.instanceId,
-      availabilityRequestId: request.id,
-      kind: 'created',
-    });
-  }
+  publishRequestsCreated(ctx, records);
   ctx.wakeGathering();
   const count = records.length;
   return {

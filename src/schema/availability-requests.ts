@@ -6,6 +6,7 @@ import type {
 } from '../db/queries/availability-requests.js';
 import { availabilityRequestStatuses, gatheringTaskStatuses } from '../db/schema/index.js';
 import { toMajorUnits } from '../money.js';
+import { availabilityRequestUpdates } from '../resolvers/availability-events.js';
 import { availabilityRequestConnection } from '../resolvers/availability-request-connection.js';
 import {
   availabilityRequestProducts,
@@ -211,4 +212,17 @@ builder.queryField('availabilityRequests', (t) =>
       }),
     },
   ),
+);
+
+builder.subscriptionField('availabilityRequestUpdated', (t) =>
+  t.field({
+    type: AvailabilityRequest,
+    description:
+      'Every create, progress change and status change of the instance’s requests, or only of `ids` — whose ' +
+      'current states come first. Over graphql-ws (auth in connection_init `{authToken}`) or SSE.',
+    args: { ids: t.arg.idList() },
+    subscribe: (_root, args, ctx) =>
+      availabilityRequestUpdates(ctx, { ids: args.ids?.map((id) => String(id)) ?? null }),
+    resolve: (record) => record,
+  }),
 );

@@ -48,3 +48,4 @@ builder.scalarType('DateTime', {
 
 builder.queryType({ description: 'Reads of the caller’s instance.' });
 builder.mutationType({ description: 'Changes within the caller’s instance.' });
+builder.subscriptionType({ description: 'Live changes within the caller’s instance.' });

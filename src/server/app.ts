@@ -7,9 +7,11 @@ import { closeDatabase } from '../db/client.js';
 import { createCatalogSource } from '../gathering/sources/catalog.js';
 import { GatheringWorker } from '../gathering/worker.js';
 import type { Logger } from '../logger.js';
+import { publishRequestChanged } from '../resolvers/availability-events.js';
 import { sendJson } from '../rest/http.js';
 import { handleRest } from '../rest/router.js';
 import { createGraphQLServer } from './graphql.js';
+import { serveGraphQLOverWebSocket } from './graphql-ws.js';
 import { createServices } from './services.js';
 
 /** A running service: its address, its services, and a `stop()` that really stops it. */
@@ -42,11 +44,11 @@ export async function startApp(
     concurrency: config.GATHERING_CONCURRENCY,
     leaseMs: config.GATHERING_LEASE_SECONDS * 1000,
     maxAttempts: config.GATHERING_MAX_ATTEMPTS,
-    onChange: (change) =>
-      services.events.publish('availabilityRequest:changed', change.instanceId, {
-        ...change,
-        kind: 'updated',
-      }),
+    onChange: (change) => {
+      publishRequestChanged(services, change).catch((error: unknown) =>
+        services.logger.error({ err: error }, 'could not publish a request change'),
+      );
+    },
   });
   const yoga = createGraphQLServer(services);
   let ready = true;
@@ -83,6 +85,7 @@ export async function startApp(
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => resolve());
   });
+  const closeWebSockets = serveGraphQLOverWebSocket(server, yoga, services);
   if (options.startWorker !== false) worker.start();
   const { port } = server.address() as AddressInfo;
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
@@ -97,6 +100,7 @@ export async function startApp(
         ready = false;
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
+        await closeWebSockets();
         await worker.stop();
         server.closeAllConnections();
         await closed;

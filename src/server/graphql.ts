@@ -34,8 +34,11 @@ export function createGraphQLServer(services: Services) {
     maskedErrors: { maskError, isDev: !production },
     graphiql: production ? false : { title: 'Connectivity Gateway' },
     renderGraphiQL,
-    context: async ({ request }) => {
-      const token = authTokenFromHeaders((name) => request.headers.get(name));
+    context: async (initial: { request?: Request; authToken?: string | null }) => {
+      // Over HTTP the token is in the request's headers; over WebSocket graphql-ws passes it in.
+      const token =
+        initial.authToken ??
+        (initial.request ? authTokenFromHeaders((name) => initial.request?.headers.get(name)) : null);
       if (!token) return createContext(services, null);
       try {
         return createContext(services, await viewerForToken(services, token));

@@ -1,0 +1,82 @@
+import { Repeater } from '@repeaterjs/repeater';
+import type { Context, Services } from '../context.js';
+import {
+  type AvailabilityRequestRecord,
+  findAvailabilityRequest,
+} from '../db/queries/availability-requests.js';
+import type { ChangedRequest } from '../db/queries/gathering-tasks.js';
+import { requireViewer } from './authentication.js';
+
+/** Publishes a request's current state after gathering changed it (one read, shared by every subscriber). */
+export async function publishRequestChanged(services: Services, change: ChangedRequest): Promise<void> {
+  const record = await findAvailabilityRequest(services.db, change.instanceId, change.availabilityRequestId);
+  if (record)
+    services.events.publish('availabilityRequest:changed', change.instanceId, {
+      instanceId: change.instanceId,
+      kind: 'updated',
+      record,
+    });
+}
+
+/** Publishes newly created requests. */
+export function publishRequestsCreated(
+  services: Services,
+  records: readonly AvailabilityRequestRecord[],
+): void {
+  for (const record of records) {
+    const { instanceId } = record.request;
+    services.events.publish('availabilityRequest:changed', instanceId, {
+      instanceId,
+      kind: 'created',
+      record,
+    });
+  }
+}
+
+const statusRank = { pending: 0, in_progress: 1, completed: 2 } as const;
+
+/** Progress as one comparable number; it only ever grows for a request. */
+function progressKey(record: AvailabilityRequestRecord): number {
+  return statusRank[record.request.status] * 1_000_000 + record.request.sourcesFinished;
+}
+
+/**
+ * The live stream behind `availabilityRequestUpdated`: every create, progress and status change of the
+ * caller's instance, or only of `ids`. For `ids`, the first items are their current states. The
+ * subscription to the event bus starts before that snapshot is read, so no change falls in between; a
+ * change that is not newer than what was already sent is skipped, so progress never goes backwards.
+ * Ending the stream (client gone, server stopping) removes its listener at once.
+ *
+ * @throws {AppError} `UNAUTHENTICATED` / `FORBIDDEN` as `requireViewer`.
+ */
+export function availabilityRequestUpdates(
+  ctx: Context,
+  input: { ids?: readonly string[] | null },
+): AsyncIterableIterator<AvailabilityRequestRecord> {
+  const viewer = requireViewer(ctx, ['connectivity_check']);
+  const ids = input.ids ? new Set(input.ids) : null;
+  return new Repeater<AvailabilityRequestRecord>(async (push, stop) => {
+    const source = ctx.events.subscribe('availabilityRequest:changed', viewer.instanceId);
+    let next = source.next(); // attaches the listener now, before the snapshot is read
+    const stopped = stop.then(() => ({ done: true as const, value: undefined }));
+    void stopped.then(() => source.return?.());
+    const sent = new Map<string, number>();
+    const send = async (record: AvailabilityRequestRecord) => {
+      const key = progressKey(record);
+      if ((sent.get(record.request.id) ?? -1) >= key) return;
+      sent.set(record.request.id, key);
+      await push(record);
+    };
+    for (const id of ids ?? []) {
+      const record = await findAvailabilityRequest(ctx.db, viewer.instanceId, id);
+      if (record) await send(record);
+    }
+    for (;;) {
+      const result = await Promise.race([next, stopped]);
+      if (result.done) break;
+      if (!ids || ids.has(result.value.record.request.id)) await send(result.value.record);
+      next = source.next();
+    }
+    await source.return?.();
+  });
+}

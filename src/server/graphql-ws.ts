@@ -1,0 +1,85 @@
+import type { Server } from 'node:http';
+import type { ExecutionArgs } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import type { Services } from '../context.js';
+import { AppError } from '../errors.js';
+import { viewerForToken } from '../resolvers/authentication.js';
+import { authTokenFromHeaders } from './auth-header.js';
+import type { createGraphQLServer } from './graphql.js';
+
+/** The auth token of a graphql-ws connection: `connection_init` payload `{authToken}`, else the upgrade headers. */
+function connectionToken(
+  connectionParams: Readonly<Record<string, unknown>> | undefined,
+  headers: Record<string, string | string[] | undefined>,
+): string | null {
+  const fromPayload = connectionParams?.authToken;
+  if (typeof fromPayload === 'string' && fromPayload !== '') return fromPayload;
+  return authTokenFromHeaders((name) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  });
+}
+
+/** The Yoga executors handed through graphql-ws's `rootValue`, as Yoga's graphql-ws example does. */
+interface EnvelopedRoot {
+  execute(args: ExecutionArgs): unknown;
+  subscribe(args: ExecutionArgs): unknown;
+}
+
+/**
+ * Serves GraphQL over WebSocket (graphql-ws protocol) on the HTTP server's `/graphql` path, executing
+ * through Yoga's envelop so plugins, error masking and context are the same as over HTTP. A connection
+ * without a valid auth token is closed with 4403.
+ *
+ * @returns a function that closes every socket (1001) and the WebSocket server.
+ */
+export function serveGraphQLOverWebSocket(
+  server: Server,
+  yoga: ReturnType<typeof createGraphQLServer>,
+  services: Services,
+): () => Promise<void> {
+  const wsServer = new WebSocketServer({ server, path: '/graphql' });
+  const disposable = useServer(
+    {
+      onConnect: async (ctx) => {
+        const token = connectionToken(ctx.connectionParams, ctx.extra.request.headers);
+        if (!token) return false;
+        try {
+          await viewerForToken(services, token);
+          return true;
+        } catch (error) {
+          if (error instanceof AppError) return false;
+          throw error;
+        }
+      },
+      // graphql-ws types these as graphql's own executors; Yoga's enveloped ones return the same results.
+      execute: (args) => (args.rootValue as EnvelopedRoot).execute(args) as never,
+      subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args) as never,
+      onSubscribe: async (ctx, _id, params) => {
+        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          ...ctx,
+          req: ctx.extra.request,
+          socket: ctx.extra.socket,
+          params,
+          authToken: connectionToken(ctx.connectionParams, ctx.extra.request.headers),
+        });
+        const args = {
+          schema,
+          operationName: params.operationName,
+          document: parse(params.query),
+          variableValues: params.variables,
+          contextValue: await contextFactory(),
+          rootValue: { execute, subscribe },
+        };
+        const errors = validate(args.schema, args.document);
+        return errors.length > 0 ? errors : args;
+      },
+    },
+    wsServer,
+  );
+  return async () => {
+    await disposable.dispose();
+    await new Promise<void>((resolve) => wsServer.close(() => resolve()));
+  };
+}
