@@ -29,6 +29,10 @@ export const configSchema = z.object({
    * 0 = answer at once). Lets tests and demos run fast without changing the catalogue data.
    */
   SOURCE_LATENCY_SCALE: z.coerce.number().min(0).max(100).default(1),
+  /** Events kept per instance for `Last-Event-ID` replays on the Mercure endpoint. */
+  MERCURE_HISTORY_SIZE: z.coerce.number().int().min(0).max(100_000).default(1000),
+  /** Seconds between keep-alive comments on idle event streams. */
+  MERCURE_KEEPALIVE_SECONDS: z.coerce.number().min(0.05).max(300).default(15),
   /** Seed a demo instance with the NL demo catalogue when the database has no instance yet. */
   SEED_DEMO: z
     .enum(['true', 'false', '1', '0'])

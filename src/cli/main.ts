@@ -73,6 +73,15 @@ application
     }),
   );
 
+/** Parses a JSON-valued option. @throws {AppError} `VALIDATION` naming the option. */
+function parseJsonOption(option: string, value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch (error) {
+    throw new AppError('VALIDATION', `${option} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
 /** A price plan as the CLI prints it: markups in percent. */
 function planOutput(plan: PricePlanWithRules) {
   const percent = (bp: number) => bp / 100;
@@ -124,7 +133,9 @@ pricePlan
       rules?: string;
     }) =>
       withServices(async (services) => {
-        const rules = options.rules ? (camelizeBody(JSON.parse(options.rules)) as unknown[]) : [];
+        const rules = options.rules
+          ? (camelizeBody(parseJsonOption('--rules', options.rules)) as unknown[])
+          : [];
         const plan = await createInstancePricePlan(services, options.instance, {
           name: options.name,
           isDefault: options.default,
@@ -185,17 +196,15 @@ try {
           message: error.message,
           problems: error.problems.map((problem) => ({ ...problem, path: snakePath(problem.path) })),
         }
-      : error instanceof SyntaxError
-        ? { error: 'VALIDATION', message: `--rules is not valid JSON: ${error.message}` }
-        : error instanceof ZodError
-          ? {
-              error: 'VALIDATION',
-              message: 'The file is invalid.',
-              problems: zodProblems(error).map((problem) => ({ ...problem, path: snakePath(problem.path) })),
-            }
-          : error instanceof ConfigError
-            ? { error: 'CONFIGURATION', message: error.message }
-            : { error: 'INTERNAL', message: error instanceof Error ? error.message : String(error) };
+      : error instanceof ZodError
+        ? {
+            error: 'VALIDATION',
+            message: 'The file is invalid.',
+            problems: zodProblems(error).map((problem) => ({ ...problem, path: snakePath(problem.path) })),
+          }
+        : error instanceof ConfigError
+          ? { error: 'CONFIGURATION', message: error.message }
+          : { error: 'INTERNAL', message: error instanceof Error ? error.message : String(error) };
   process.stderr.write(`${JSON.stringify(detail)}\n`);
   process.exit(1);
 }

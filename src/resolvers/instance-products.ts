@@ -11,7 +11,7 @@ import {
   type NewInstanceProduct,
   updateInstanceProduct,
 } from '../db/queries/instance-products.js';
-import { notFound, validationError } from '../errors.js';
+import { AppError, notFound, validationError } from '../errors.js';
 import { currencyFractionDigits } from '../money.js';
 import { requireViewer } from './authentication.js';
 import { parseInput } from './validation.js';
@@ -87,10 +87,25 @@ const importFileSchema = z.strictObject({
 /**
  * Reads an instance-product file (`data/instance-products/*.json`: a currency and products with prices in
  * minor units).
- * @throws {z.ZodError} when the file does not follow the format.
+ * @throws {AppError} `VALIDATION` when the file cannot be read, is not JSON, or does not follow the format.
  */
 export function readInstanceProductFile(path: string): NewInstanceProduct[] {
-  const file = importFileSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new AppError(
+      'VALIDATION',
+      `The file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new AppError('VALIDATION', `The file is not valid JSON: ${(error as Error).message}`);
+  }
+  const file = parseInput(importFileSchema, json, 'The file is invalid.');
   return file.products.map((product) => ({
     mandatory: product.mandatory,
     name: product.name,

@@ -3,12 +3,14 @@ import type { AddressInfo } from 'node:net';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Services } from '../context.js';
+import { serveDashboard } from '../dashboard/serve.js';
 import { closeDatabase } from '../db/client.js';
 import { createCatalogSource } from '../gathering/sources/catalog.js';
 import { GatheringWorker } from '../gathering/worker.js';
 import type { Logger } from '../logger.js';
 import { publishRequestChanged } from '../resolvers/availability-events.js';
 import { sendJson } from '../rest/http.js';
+import { MercureHub } from '../rest/mercure.js';
 import { handleRest } from '../rest/router.js';
 import { createGraphQLServer } from './graphql.js';
 import { serveGraphQLOverWebSocket } from './graphql-ws.js';
@@ -51,11 +53,16 @@ export async function startApp(
     },
   });
   const yoga = createGraphQLServer(services);
+  const mercure = new MercureHub(services, {
+    historySize: config.MERCURE_HISTORY_SIZE,
+    keepAliveMs: config.MERCURE_KEEPALIVE_SECONDS * 1000,
+  });
   let ready = true;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === '/graphql') return yoga.requestListener(req, res);
+    if (url.pathname === '/.well-known/mercure') return mercure.handle(req, res, url);
     if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (url.pathname === '/readyz') {
       const databaseOk = (() => {
@@ -72,6 +79,7 @@ export async function startApp(
         worker: ready,
       });
     }
+    if (serveDashboard(req, res, url.pathname)) return;
     return handleRest(services, req, res, url);
   };
   const server = createServer((req, res) => {
@@ -101,6 +109,7 @@ export async function startApp(
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await closeWebSockets();
+        await mercure.close();
         await worker.stop();
         server.closeAllConnections();
         await closed;

@@ -266,6 +266,7 @@ describe('price-plan create', () => {
     expect(JSON.parse(result.stderr)).toEqual({
       error: 'VALIDATION',
       message: expect.stringMatching(/^--rules is not valid JSON: /),
+      problems: [],
     });
   });
 

@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const STATIC_DIR = fileURLToPath(new URL('./static/', import.meta.url));
+
+/** The only files the dashboard serves: request name under `/dashboard/` → file and media type. */
+const FILES: ReadonlyMap<string, { file: string; contentType: string }> = new Map([
+  ['', { file: 'index.html', contentType: 'text/html; charset=utf-8' }],
+  ['app.js', { file: 'app.js', contentType: 'application/javascript; charset=utf-8' }],
+  ['styles.css', { file: 'styles.css', contentType: 'text/css; charset=utf-8' }],
+]);
+
+/** Headers on every dashboard response: no framing, no sniffing, nothing from another origin. */
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+} as const;
+
+interface CachedFile {
+  body: Buffer;
+  contentType: string;
+  etag: string;
+}
+
+const cache = new Map<string, CachedFile>();
+
+function load(name: string): CachedFile | null {
+  const cached = cache.get(name);
+  if (cached) return cached;
+  const entry = FILES.get(name);
+  if (!entry) return null;
+  const body = readFileSync(join(STATIC_DIR, entry.file));
+  const file: CachedFile = {
+    body,
+    contentType: entry.contentType,
+    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+  };
+  cache.set(name, file);
+  return file;
+}
+
+function sendText(res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}) {
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-cache',
+    ...extra,
+  });
+  res.end(text);
+}
+
+/**
+ * Serves the live dashboard: `/dashboard` and `/dashboard/` (the page), `/dashboard/app.js` and
+ * `/dashboard/styles.css`, from `src/dashboard/static/`. Only that fixed allow-list of files is ever read
+ * (no path from the request reaches the file system); each is read once and kept in memory. Responses
+ * carry a strict `Content-Security-Policy` (same origin only, no inline script or style),
+ * `X-Content-Type-Options: nosniff`, `Cache-Control: no-cache` and an `ETag` (a matching
+ * `If-None-Match` answers 304).
+ *
+ * Only GET and HEAD are served (405 with `Allow` otherwise); any other name under `/dashboard/` is a 404.
+ *
+ * @param req the incoming request (its method and `If-None-Match` are read).
+ * @param res the response, written and ended when the path is the dashboard's.
+ * @param pathname the request's URL path, already parsed (e.g. `new URL(req.url, base).pathname`).
+ * @returns `true` when the path belongs to the dashboard and the response was sent; `false` for any other
+ *   path, so the caller continues with its own routes.
+ */
+export function serveDashboard(req: IncomingMessage, res: ServerResponse, pathname: string): boolean {
+  let name: string;
+  if (pathname === '/dashboard' || pathname === '/dashboard/') name = '';
+  else if (pathname.startsWith('/dashboard/')) name = pathname.slice('/dashboard/'.length);
+  else return false;
+
+  if (!FILES.has(name)) {
+    sendText(res, 404, 'Not found.\n');
+    return true;
+  }
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    sendText(res, 405, 'Method not allowed: use GET or HEAD.\n', { allow: 'GET, HEAD' });
+    return true;
+  }
+  const file = load(name);
+  if (!file) {
+    sendText(res, 404, 'Not found.\n');
+    return true;
+  }
+  const headers = {
+    ...SECURITY_HEADERS,
+    'content-type': file.contentType,
+    'cache-control': 'no-cache',
+    etag: file.etag,
+  };
+  if (req.headers['if-none-match'] === file.etag) {
+    res.writeHead(304, headers);
+    res.end();
+    return true;
+  }
+  res.writeHead(200, { ...headers, 'content-length': file.body.length });
+  res.end(req.method === 'HEAD' ? undefined : file.body);
+  return true;
+}
