@@ -22,6 +22,8 @@ export interface App {
   port: number;
   services: Services;
   worker: GatheringWorker;
+  /** The REST event stream, exposed for its connection count. */
+  mercure: MercureHub;
   stop(): Promise<void>;
 }
 
@@ -103,6 +105,7 @@ export async function startApp(
     port,
     services,
     worker,
+    mercure,
     stop: () => {
       stopping ??= (async () => {
         ready = false;
