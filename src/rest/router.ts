@@ -30,12 +30,6 @@ function matchPath(segments: string[], parts: string[]): Record<string, string> 
   return params;
 }
 
-/** Whether a path belongs to the REST layer (so the server sends everything else elsewhere). */
-export function isRestPath(pathname: string): boolean {
-  const parts = pathname.split('/').slice(1);
-  return compiled.some(({ segments }) => matchPath(segments, parts) !== null);
-}
-
 /** Sends a problem+json response for any thrown value. */
 export function sendProblem(res: ServerResponse, error: unknown, log?: Services['logger']): void {
   const problem = toProblem(error);

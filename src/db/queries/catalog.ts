@@ -128,19 +128,6 @@ export async function listEnabledSources(
     .all();
 }
 
-/** A source by id within an instance. */
-export async function findSource(
-  db: Db,
-  instanceId: string,
-  sourceId: string,
-): Promise<SourceRow | undefined> {
-  return db
-    .select()
-    .from(sources)
-    .where(and(eq(sources.instanceId, instanceId), eq(sources.id, sourceId)))
-    .get();
-}
-
 /** Distinct values the catalogue offers through the given sources, for the options endpoint. */
 export interface CatalogValueSets {
   technologyTypes: string[];
