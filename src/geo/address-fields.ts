@@ -61,9 +61,10 @@ const NL_HOUSE_NUMBER_PATTERN = '^[0-9]{1,5}$';
  * Elsewhere numbers carry letters, ranges and fractions (`12A`, `12-14`, `1/2`);
  * they must start with a letter or digit and stay short.
  */
-const HOUSE_NUMBER_PATTERN = '^[0-9A-Za-z][0-9A-Za-z /-]{0,9}$';
+// Hyphen and slash escaped so the pattern also compiles in an HTML `pattern` attribute (the `v` flag).
+const HOUSE_NUMBER_PATTERN = '^[0-9A-Za-z][0-9A-Za-z \\/\\-]{0,9}$';
 /** Additions such as `A`, `bis`, `1-hoog`, `2 rd`: up to 10 letters, digits, spaces, hyphens. */
-const HOUSE_NUMBER_ADDITION_PATTERN = '^[A-Za-z0-9 -]{0,10}$';
+const HOUSE_NUMBER_ADDITION_PATTERN = '^[A-Za-z0-9 \\-]{0,10}$';
 
 const cache = new Map<string, readonly FieldDescriptor[]>();
 

@@ -26,7 +26,7 @@ describe('addressFieldDescriptors for NL (binding contract rules)', () => {
         key: 'house_number_addition',
         name: 'House number addition',
         required: false,
-        regex: '^[A-Za-z0-9 -]{0,10}$',
+        regex: '^[A-Za-z0-9 \\-]{0,10}$',
       },
       {
         countryCode: 'NL',
@@ -74,7 +74,7 @@ describe('addressFieldDescriptors for other countries', () => {
       const fields = byKey(countryCode);
       expect([...fields.keys()]).toEqual(KEYS);
       expect(fields.get('country_code')?.regex).toBe(`^${countryCode}$`);
-      expect(fields.get('house_number')?.regex).toBe('^[0-9A-Za-z][0-9A-Za-z /-]{0,9}$');
+      expect(fields.get('house_number')?.regex).toBe('^[0-9A-Za-z][0-9A-Za-z \\/\\-]{0,9}$');
       expect(fields.get('house_number')?.required).toBe(false);
     }
   });

@@ -30,6 +30,8 @@ const AUTOCOMPLETE = {
   postal_code: 'postal-code',
   city: 'address-level2',
 };
+/** Shorter visible labels where the options endpoint's name is long (the full name stays for screen readers). */
+const SHORT_LABELS = { house_number_addition: 'Addition' };
 const STATUS_LABELS = { pending: 'Pending', in_progress: 'In progress', completed: 'Completed' };
 const STATUS_RANK = { pending: 0, in_progress: 1, completed: 2 };
 const SOURCE_STATUS_LABELS = {
@@ -311,7 +313,11 @@ async function api(method, path, body, retry = true) {
     if (retry && (state.session.authToken !== token || (await refreshSession()))) {
       return api(method, path, body, false);
     }
-    signOut('Your session has ended. Please sign in again.');
+    signOut(
+      state.listLoaded
+        ? 'Your session has ended. Please sign in again.'
+        : 'The auth token was not accepted. Please sign in again.',
+    );
     throw new SignedOutError('Signed out.');
   }
   const text = await response.text();
@@ -662,8 +668,6 @@ function updateRow(row, record, old) {
   if (old && old.status !== record.status) {
     announce(`${addressLines(record.address).primary}: ${STATUS_LABELS[record.status] ?? record.status}.`);
   }
-  if (old && old.networks_progress_percentage !== record.networks_progress_percentage)
-    flash(row, 'row-updated');
 }
 
 /** @param {Element} element @param {string} className */
@@ -699,7 +703,8 @@ function applyRecord(record) {
   }
   renderList(previous);
   schedulePoll();
-  if (state.detailId === record.id && state.detail && !sameProgress(record, state.detail)) refreshDetailSoon();
+  if (state.detailId === record.id && state.detail && !sameProgress(record, state.detail))
+    refreshDetailSoon();
 }
 
 /** Whether two records of one request show the same state. */
@@ -884,7 +889,12 @@ function renderAddressFields(country, fields) {
         h(
           'label',
           { for: id },
-          field.name,
+          SHORT_LABELS[key]
+            ? [
+                h('span', { class: 'visually-hidden', text: field.name }),
+                h('span', { 'aria-hidden': 'true', text: SHORT_LABELS[key] }),
+              ]
+            : field.name,
           field.required
             ? h('span', { class: 'required', title: 'required', 'aria-hidden': 'true', text: ' *' })
             : h('span', { class: 'optional', text: ' (optional)' }),
@@ -915,8 +925,7 @@ function validateInput(input) {
     const regex = input.dataset.regex ? compile(input.dataset.regex) : null;
     if (regex && !regex.test(value)) {
       const example = EXAMPLES[currentCountry()]?.[input.name];
-      const where = input.name === 'postal_code' ? ` in ${countryName(currentCountry())}` : '';
-      message = `${label} is not in the expected format${where}${example ? ` (for example ${example})` : ''}.`;
+      message = example ? `${label} must look like ${example}.` : `${label} is not in the expected format.`;
     }
   }
   input.setCustomValidity(message);
@@ -1292,7 +1301,7 @@ function renderDetail() {
         })
       : productTable(products),
   );
-  $('detail-body').replaceChildren(summary, productSection, sourceList);
+  $('detail-body').replaceChildren(summary, sourceList, productSection);
 }
 
 function sortValue(product, key) {
@@ -1349,17 +1358,25 @@ function productTable(products) {
     h(
       'tr',
       { 'data-testid': 'product-row', 'data-product-id': product.id },
-      h('td', { 'data-label': 'Network', class: 'strong', text: product.network }),
-      h('td', { 'data-label': 'Technology', text: product.technology_type }),
-      h('td', { 'data-label': 'Connection', text: product.connection_type }),
-      h('td', { 'data-label': 'Bandwidth', class: 'num', text: formatBandwidth(product.bandwidth) }),
-      h('td', { 'data-label': 'Term', class: 'num', text: formatTerm(product.contract_term) }),
+      h('td', { 'data-label': 'Network', class: 'p-network strong', text: product.network }),
+      h('td', { 'data-label': 'Technology', class: 'p-technology', text: product.technology_type }),
+      h('td', { 'data-label': 'Connection', class: 'p-connection', text: product.connection_type }),
+      h('td', {
+        'data-label': 'Bandwidth',
+        class: 'p-bandwidth num',
+        text: formatBandwidth(product.bandwidth),
+      }),
+      h('td', { 'data-label': 'Term', class: 'p-term num', text: formatTerm(product.contract_term) }),
       h('td', {
         'data-label': 'Monthly',
-        class: 'num strong',
+        class: 'p-mrc num strong',
         text: formatMoney(product.mrc, product.currency),
       }),
-      h('td', { 'data-label': 'One-off', class: 'num', text: formatMoney(product.nrc, product.currency) }),
+      h('td', {
+        'data-label': 'One-off',
+        class: 'p-nrc num',
+        text: formatMoney(product.nrc, product.currency),
+      }),
     ),
   );
   return h(

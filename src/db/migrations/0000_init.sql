@@ -146,6 +146,10 @@ CREATE TABLE `sources` (
 	`enabled` integer DEFAULT true NOT NULL,
 	`latency_min_ms` integer DEFAULT 0 NOT NULL,
 	`latency_max_ms` integer DEFAULT 0 NOT NULL,
+	`endpoint_url` text,
+	`credentials` text,
+	`timeout_ms` integer DEFAULT 10000 NOT NULL,
+	`concurrency` integer DEFAULT 4 NOT NULL,
 	`created_at` integer NOT NULL,
 	`updated_at` integer NOT NULL,
 	FOREIGN KEY (`instance_id`) REFERENCES `instances`(`id`) ON UPDATE no action ON DELETE no action

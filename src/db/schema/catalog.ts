@@ -3,8 +3,11 @@ import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqli
 import { idColumn, timestamps } from './columns.js';
 import { instances } from './tenancy.js';
 
-/** Source adapter kinds; `catalog` answers from the instance's catalogue tables. */
-export const sourceTypes = ['catalog'] as const;
+/**
+ * Source adapter kinds: `catalog` answers from the instance's catalogue tables, `http` calls a supplier's
+ * availability API (docs/supplier-contract.md).
+ */
+export const sourceTypes = ['catalog', 'http'] as const;
 export type SourceType = (typeof sourceTypes)[number];
 
 /**
@@ -30,6 +33,14 @@ export const sources = sqliteTable(
     /** Simulated answer time of a catalogue source, in milliseconds. */
     latencyMinMs: integer().notNull().default(0),
     latencyMaxMs: integer().notNull().default(0),
+    /** `http` sources: the supplier's availability endpoint. */
+    endpointUrl: text(),
+    /** `http` sources: the bearer credential sent to the supplier; never returned by the API. */
+    credentials: text(),
+    /** Time allowed for one call to the source, in milliseconds. */
+    timeoutMs: integer().notNull().default(10_000),
+    /** Calls to the source in flight at once (bulkhead). */
+    concurrency: integer().notNull().default(4),
     ...timestamps,
   },
   (t) => [uniqueIndex('sources_instance_key_unique').on(t.instanceId, t.key)],
