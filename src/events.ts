@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createPubSub } from 'graphql-yoga';
 import type { AvailabilityRequestRecord } from './db/queries/availability-requests.js';
 
@@ -14,6 +15,12 @@ export interface AvailabilityRequestEvent {
  */
 export class CountingEventTarget extends EventTarget {
   private count = 0;
+
+  constructor() {
+    super();
+    // Node's EventTarget warns past ten listeners per type; thousands of subscribers are expected here.
+    setMaxListeners(0, this);
+  }
 
   /** Listeners attached right now, across all event types. */
   get listenerCount(): number {

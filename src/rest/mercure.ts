@@ -123,6 +123,8 @@ export class MercureHub {
   }
 
   private subscribe(instanceId: string, req: IncomingMessage, res: ServerResponse, url: URL): void {
+    // The client may have left while its token was being checked: its close events have fired already.
+    if (req.destroyed || res.destroyed) return;
     const stream = this.streamOf(instanceId);
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
