@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ZodError } from 'zod';
 import { ConfigError, loadConfig } from '../config.js';
 import { closeDatabase } from '../db/client.js';
+import type { SourceRow } from '../db/queries/catalog.js';
 import type { PricePlanWithRules } from '../db/queries/price-plans.js';
 import { AppError } from '../errors.js';
 import { createLogger } from '../logger.js';
@@ -12,6 +13,9 @@ import {
   createInstancePricePlan,
   importInstanceProductFile,
   listInstancePricePlans,
+  listInstanceSources,
+  registerInstanceSource,
+  setInstanceSourceEnabled,
 } from '../resolvers/operator.js';
 import { zodProblems } from '../resolvers/validation.js';
 import { camelizeBody, snakePath } from '../rest/keys.js';
@@ -184,6 +188,97 @@ instanceProduct
       }));
     }),
   );
+
+/** A source as the CLI prints it; credentials are never printed. */
+function sourceOutput(source: SourceRow) {
+  return {
+    id: source.id,
+    key: source.key,
+    name: source.name,
+    network: source.network,
+    type: source.type,
+    country_codes: source.countryCodes,
+    enabled: source.enabled,
+    endpoint_url: source.endpointUrl,
+    has_credentials: source.credentials !== null,
+    timeout_ms: source.timeoutMs,
+    concurrency: source.concurrency,
+  };
+}
+
+const source = program.command('source').description('Manage the sources of an instance');
+source
+  .command('list')
+  .description('List the sources of an instance')
+  .requiredOption('--instance <id-or-code>', 'the instance')
+  .action((options: { instance: string }) =>
+    withServices(async (services) =>
+      (await listInstanceSources(services, options.instance)).map(sourceOutput),
+    ),
+  );
+source
+  .command('add')
+  .description('Register a supplier API (the supplier contract, docs/supplier-contract.md) as an http source')
+  .requiredOption('--instance <id-or-code>', 'the instance')
+  .requiredOption('--key <key>', 'kebab-case key, unique in the instance')
+  .requiredOption('--name <name>', 'display name')
+  .requiredOption('--network <network>', 'network name, e.g. KPN')
+  .requiredOption('--url <url>', 'the supplier availability endpoint')
+  .option('--countries <codes>', 'comma-separated ISO 3166 alpha-2 codes', 'NL')
+  .option('--credentials <secret>', 'bearer credential sent to the supplier')
+  .option('--timeout-ms <ms>', 'time allowed per call', '10000')
+  .option('--concurrency <n>', 'calls in flight at once', '4')
+  .option('--disabled', 'register it disabled', false)
+  .action(
+    (options: {
+      instance: string;
+      key: string;
+      name: string;
+      network: string;
+      url: string;
+      countries: string;
+      credentials?: string;
+      timeoutMs: string;
+      concurrency: string;
+      disabled: boolean;
+    }) =>
+      withServices(async (services) =>
+        sourceOutput(
+          await registerInstanceSource(services, options.instance, {
+            key: options.key,
+            name: options.name,
+            network: options.network,
+            endpointUrl: options.url,
+            countryCodes: options.countries.split(',').map((code) => code.trim()),
+            credentials: options.credentials ?? null,
+            timeoutMs: Number(options.timeoutMs),
+            concurrency: Number(options.concurrency),
+            enabled: !options.disabled,
+          }),
+        ),
+      ),
+  );
+for (const [name, enabled] of [
+  ['enable', true],
+  ['disable', false],
+] as const) {
+  source
+    .command(name)
+    .description(`${enabled ? 'Enable' : 'Disable'} a source`)
+    .requiredOption('--instance <id-or-code>', 'the instance')
+    .requiredOption('--source <id>', 'the source id (src_…)')
+    .action((options: { instance: string; source: string }) =>
+      withServices(async (services) =>
+        sourceOutput(
+          await setInstanceSourceEnabled(services, {
+            instance: options.instance,
+            sourceId: options.source,
+            enabled,
+          }),
+        ),
+      ),
+    );
+}
 
 try {
   await program.parseAsync(process.argv);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type Role, roles, type Services } from '../context.js';
-import { importCatalog } from '../db/queries/catalog.js';
+import { importCatalog, listSources, type SourceRow } from '../db/queries/catalog.js';
 import type { InstanceProductRow } from '../db/queries/instance-products.js';
 import { listPricePlans, type PricePlanWithRules } from '../db/queries/price-plans.js';
 import { findInstance, type InstanceRow, insertApplication, insertInstance } from '../db/queries/tenancy.js';
@@ -19,6 +19,7 @@ import {
   demoPricePlans,
   initialPricePlan,
 } from './price-plans.js';
+import { registerSourceInInstance, setSourceEnabledInInstance } from './sources.js';
 import { parseInput } from './validation.js';
 
 /*
@@ -154,4 +155,33 @@ export async function importInstanceProductFile(
 ): Promise<InstanceProductRow[]> {
   const { id } = await requireInstance(services, instance);
   return importInstanceProducts(services, id, readInstanceProductFile(path));
+}
+
+/** The sources of an instance, for an operator. @throws {AppError} `NOT_FOUND` for an unknown instance. */
+export async function listInstanceSources(services: Services, instance: string): Promise<SourceRow[]> {
+  return listSources(services.db, (await requireInstance(services, instance)).id);
+}
+
+/**
+ * Registers an `http` source in an instance, for an operator.
+ * @throws {AppError} `NOT_FOUND` for an unknown instance; otherwise as `registerSourceInInstance`.
+ */
+export async function registerInstanceSource(
+  services: Services,
+  instance: string,
+  input: unknown,
+): Promise<SourceRow> {
+  return registerSourceInInstance(services, (await requireInstance(services, instance)).id, input);
+}
+
+/**
+ * Enables or disables a source of an instance, for an operator.
+ * @throws {AppError} `NOT_FOUND` for an unknown instance or source.
+ */
+export async function setInstanceSourceEnabled(
+  services: Services,
+  input: { instance: string; sourceId: string; enabled: boolean },
+): Promise<SourceRow> {
+  const { id } = await requireInstance(services, input.instance);
+  return setSourceEnabledInInstance(services, id, input.sourceId, input.enabled);
 }

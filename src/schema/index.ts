@@ -4,6 +4,7 @@ import './availability-requests.js';
 import './customers.js';
 import './price-plans.js';
 import './quotes.js';
+import './sources.js';
 
 /** The executable GraphQL schema. */
 export const schema = builder.toSchema({ sortSchema: true });

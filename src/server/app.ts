@@ -5,7 +5,10 @@ import type { Config } from '../config.js';
 import type { Services } from '../context.js';
 import { serveDashboard } from '../dashboard/serve.js';
 import { closeDatabase } from '../db/client.js';
+import type { SourceType } from '../db/schema/index.js';
 import { createCatalogSource } from '../gathering/sources/catalog.js';
+import { createHttpSource } from '../gathering/sources/http.js';
+import type { SourceAdapter } from '../gathering/sources/types.js';
 import { GatheringWorker } from '../gathering/worker.js';
 import type { Logger } from '../logger.js';
 import { publishRequestChanged } from '../resolvers/availability-events.js';
@@ -42,8 +45,9 @@ export async function startApp(
     db: services.db,
     logger: services.logger.child({ component: 'gathering' }),
     clock: services.clock,
-    adapters: new Map([
+    adapters: new Map<SourceType, SourceAdapter>([
       ['catalog', createCatalogSource(services.db, { latencyScale: config.SOURCE_LATENCY_SCALE })],
+      ['http', createHttpSource({ now: () => services.clock.now() })],
     ]),
     concurrency: config.GATHERING_CONCURRENCY,
     leaseMs: config.GATHERING_LEASE_SECONDS * 1000,

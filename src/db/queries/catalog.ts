@@ -244,3 +244,64 @@ export async function listSourceOffers(
     )
     .all();
 }
+
+/** A source to register (an `http` supplier). */
+export type NewSource = Pick<
+  SourceRow,
+  | 'key'
+  | 'name'
+  | 'network'
+  | 'type'
+  | 'countryCodes'
+  | 'enabled'
+  | 'endpointUrl'
+  | 'credentials'
+  | 'timeoutMs'
+  | 'concurrency'
+>;
+
+/** Registers a source in an instance. Throws SQLite's UNIQUE error for a taken key (callers check first). */
+export async function insertSource(
+  db: Db,
+  instanceId: string,
+  input: NewSource,
+  now: Date,
+): Promise<SourceRow> {
+  const row: SourceRow = {
+    ...input,
+    id: newId('source'),
+    instanceId,
+    latencyMinMs: 0,
+    latencyMaxMs: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+  db.insert(sources).values(row).run();
+  return row;
+}
+
+/** Every source of an instance, by network then name. */
+export async function listSources(db: Db, instanceId: string): Promise<SourceRow[]> {
+  return db
+    .select()
+    .from(sources)
+    .where(eq(sources.instanceId, instanceId))
+    .orderBy(asc(sources.network), asc(sources.name))
+    .all();
+}
+
+/** Enables or disables a source of an instance; returns it, or undefined when it is not the instance's. */
+export async function setSourceEnabled(
+  db: Db,
+  instanceId: string,
+  id: string,
+  enabled: boolean,
+  now: Date,
+): Promise<SourceRow | undefined> {
+  return db
+    .update(sources)
+    .set({ enabled, updatedAt: now })
+    .where(and(eq(sources.instanceId, instanceId), eq(sources.id, id)))
+    .returning()
+    .get();
+}

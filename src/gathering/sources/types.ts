@@ -36,6 +36,8 @@ export class SourceError extends Error {
     message: string,
     /** Whether another attempt may succeed (timeouts, 5xx) or not (bad credentials, 4xx). */
     readonly retryable: boolean,
+    /** The wait the source asked for (`Retry-After`), in milliseconds, when it gave one. */
+    readonly retryAfterMs: number | null = null,
   ) {
     super(message);
   }

@@ -1,0 +1,183 @@
+import { currencyFractionDigits } from '../../money.js';
+import { defaultPolicySettings, type PolicySettings, policyFailure, SourcePolicies } from './policies.js';
+import { type SupplierRequest, supplierResponseSchema } from './supplier-contract.js';
+import { type SourceAdapter, SourceError, type SourceOffer, type SourceQuery } from './types.js';
+
+/** Largest supplier answer read (2 MiB); a longer one is that source's failure. */
+export const MAX_SUPPLIER_RESPONSE_BYTES = 2 * 1024 * 1024;
+
+/** `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date, as milliseconds from `now`. */
+export function parseRetryAfter(value: string | null, now: Date): number | null {
+  if (!value) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - now.getTime());
+}
+
+function supplierRequest({ request, address }: SourceQuery): SupplierRequest {
+  const { filters } = request;
+  return {
+    request_id: request.id,
+    address: {
+      country_code: address.countryCode,
+      postal_code: address.postalCode,
+      house_number: address.houseNumber,
+      house_number_addition: address.houseNumberAddition,
+      street: address.street,
+      city: address.city,
+      coordinates:
+        address.latitude === null || address.longitude === null
+          ? null
+          : { latitude: address.latitude, longitude: address.longitude },
+    },
+    filters: {
+      bandwidths: filters.bandwidths,
+      networks: filters.networks,
+      contract_terms: filters.contractTerms,
+      connection_types: filters.connectionTypes,
+      technology_types: filters.technologyTypes,
+    },
+  };
+}
+
+async function readLimited(response: Response): Promise<string> {
+  const tooLarge = new SourceError(
+    'RESPONSE_TOO_LARGE',
+    `The answer exceeds ${MAX_SUPPLIER_RESPONSE_BYTES} bytes.`,
+    false,
+  );
+  if (Number(response.headers.get('content-length') ?? 0) > MAX_SUPPLIER_RESPONSE_BYTES) throw tooLarge;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (!response.body) return '';
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > MAX_SUPPLIER_RESPONSE_BYTES) throw tooLarge;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Amount in major units → integer minor units, or null when it has more decimals than the currency. */
+function minorUnits(amount: number, currency: string): number | null {
+  const scaled = amount * 10 ** currencyFractionDigits(currency);
+  const rounded = Math.round(scaled);
+  return Math.abs(scaled - rounded) < 1e-6 ? rounded : null;
+}
+
+/**
+ * One call to a supplier: `POST` the request as JSON with the source's bearer credential. Redirects are
+ * not followed, bodies over the limit are cut off, and the answer is validated against the supplier
+ * contract; each problem becomes a {@link SourceError} (5xx, timeouts and network errors retryable,
+ * everything else not).
+ */
+async function callSupplier(
+  query: SourceQuery,
+  signal: AbortSignal,
+  now: () => Date,
+): Promise<SourceOffer[]> {
+  const { source } = query;
+  if (!source.endpointUrl) throw new SourceError('NOT_CONFIGURED', 'The source has no endpoint URL.', false);
+  let response: Response;
+  try {
+    response = await fetch(source.endpointUrl, {
+      method: 'POST',
+      redirect: 'manual',
+      signal,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...(source.credentials ? { authorization: `Bearer ${source.credentials}` } : {}),
+      },
+      body: JSON.stringify(supplierRequest(query)),
+    });
+  } catch (error) {
+    // The worker stopping (or its attempt ending) aborts the outer signal: let that through as it is.
+    if (query.signal.aborted) throw error;
+    if (signal.aborted) throw new SourceError('TIMEOUT', 'The source did not answer in time.', true);
+    throw new SourceError('UNREACHABLE', 'The source could not be reached.', true);
+  }
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel();
+    throw new SourceError(
+      'REDIRECT',
+      `The source answered ${response.status} (redirects are not followed).`,
+      false,
+    );
+  }
+  if (response.status >= 500) {
+    await response.body?.cancel();
+    const retryAfter = parseRetryAfter(response.headers.get('retry-after'), now());
+    throw new SourceError('UPSTREAM_5XX', `The source answered ${response.status}.`, true, retryAfter);
+  }
+  if (response.status >= 400) {
+    await response.body?.cancel();
+    throw new SourceError('UPSTREAM_4XX', `The source answered ${response.status}.`, false);
+  }
+  const text = await readLimited(response);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new SourceError('MALFORMED_RESPONSE', 'The source answered with malformed JSON.', false);
+  }
+  const parsed = supplierResponseSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new SourceError(
+      'INVALID_RESPONSE',
+      `The source’s answer breaks the supplier contract at /${issue?.path.join('/') ?? ''}: ${issue?.message ?? ''}`,
+      false,
+    );
+  }
+  return parsed.data.offers.map((offer) => {
+    const mrc = minorUnits(offer.mrc, offer.currency);
+    const nrc = minorUnits(offer.nrc, offer.currency);
+    if (mrc === null || nrc === null) {
+      throw new SourceError(
+        'INVALID_RESPONSE',
+        `A price has more decimals than ${offer.currency} allows.`,
+        false,
+      );
+    }
+    return {
+      network: offer.network,
+      technologyType: offer.technology_type,
+      connectionType: offer.connection_type,
+      downloadKbps: offer.bandwidth.download,
+      uploadKbps: offer.bandwidth.upload,
+      contractTermMonths: offer.contract_term,
+      purchaseMrcMinor: mrc,
+      purchaseNrcMinor: nrc,
+      currency: offer.currency,
+    };
+  });
+}
+
+/**
+ * The `http` source: asks a supplier's availability API (docs/supplier-contract.md) through the source's
+ * resilience policy (bulkhead, retries with backoff, circuit breaker, timeout).
+ */
+export function createHttpSource(
+  options: { settings?: PolicySettings; now?: () => Date } = {},
+): SourceAdapter & { policies: SourcePolicies } {
+  const policies = new SourcePolicies(options.settings ?? defaultPolicySettings);
+  const now = options.now ?? (() => new Date());
+  return {
+    type: 'http',
+    policies,
+    async fetchOffers(query) {
+      try {
+        return await policies
+          .for(query.source)
+          .execute(({ signal }) => callSupplier(query, signal, now), query.signal);
+      } catch (error) {
+        const failure = policyFailure(error);
+        // The policy already retried what was worth retrying: the task ends with this failure.
+        throw failure instanceof SourceError
+          ? new SourceError(failure.code, failure.message, false)
+          : failure;
+      }
+    },
+  };
+}
