@@ -33,6 +33,10 @@ export const configSchema = z.object({
   MERCURE_HISTORY_SIZE: z.coerce.number().int().min(0).max(100_000).default(1000),
   /** Seconds between keep-alive comments on idle event streams. */
   MERCURE_KEEPALIVE_SECONDS: z.coerce.number().min(0.05).max(300).default(15),
+  /** Geocoder of addresses given as fields: `offline` (city precision, embedded) or `pdok` (BAG addresses). */
+  GEOCODER: z.enum(['offline', 'pdok']).default('offline'),
+  /** Base URL of a PDOK Locatieserver v3.1 (`…/locatieserver/search/v3_1`); required with `GEOCODER=pdok`. */
+  PDOK_LOCATIESERVER_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Seed a demo instance with the NL demo catalogue when the database has no instance yet. */
   SEED_DEMO: z
     .enum(['true', 'false', '1', '0'])
@@ -42,6 +46,11 @@ export const configSchema = z.object({
 
 /** The parsed configuration. */
 export type Config = z.infer<typeof configSchema>;
+
+const checkedConfigSchema = configSchema.refine(
+  (config) => config.GEOCODER !== 'pdok' || config.PDOK_LOCATIESERVER_URL !== undefined,
+  { path: ['PDOK_LOCATIESERVER_URL'], message: 'is required when GEOCODER=pdok' },
+);
 
 /** Thrown when the environment holds an invalid value; the message names every offending variable. */
 export class ConfigError extends Error {
@@ -58,7 +67,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const present = Object.fromEntries(
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
   );
-  const result = configSchema.safeParse(present);
+  const result = checkedConfigSchema.safeParse(present);
   if (!result.success) {
     const lines = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);

@@ -2,6 +2,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import type { EventBus } from './events.js';
+import type { Geocoder } from './geo/index.js';
 import type { Logger } from './logger.js';
 
 /** Roles a user of an instance can hold (DESIGN.md, "Auth"). */
@@ -22,6 +23,8 @@ export interface Services {
   logger: Logger;
   clock: Clock;
   events: EventBus;
+  /** Locates addresses (offline at city precision, or PDOK for Dutch addresses). */
+  geocoder: Geocoder;
   /** HS256 key for the `sse_jwt`. */
   signingKey: Uint8Array;
   /** Tells the gathering worker that new tasks are waiting (no-op where no worker runs, e.g. the CLI). */

@@ -6,11 +6,50 @@ import { fileURLToPath } from 'node:url';
 
 const STATIC_DIR = fileURLToPath(new URL('./static/', import.meta.url));
 
+const HTML = 'text/html; charset=utf-8';
+const JAVASCRIPT = 'application/javascript; charset=utf-8';
+const CSS = 'text/css; charset=utf-8';
+
+/** The page's ES modules: `app.js` is the entry, the others are imported by it or by each other. */
+const MODULES = [
+  'app.js',
+  'address-fields.js',
+  'api.js',
+  'config.js',
+  'dom.js',
+  'events.js',
+  'filters.js',
+  'format.js',
+  'header.js',
+  'problems.js',
+  'products-table.js',
+  'request-detail.js',
+  'request-form.js',
+  'requests-list.js',
+  'session.js',
+  'signin.js',
+  'state.js',
+] as const;
+
+/** The page's stylesheets, in the order index.html links them (later ones win ties). */
+const STYLESHEETS = [
+  'base.css',
+  'header.css',
+  'layout.css',
+  'components.css',
+  'form.css',
+  'list.css',
+  'detail.css',
+  'products.css',
+  'motion.css',
+  'utilities.css',
+] as const;
+
 /** The only files the dashboard serves: request name under `/dashboard/` → file and media type. */
 const FILES: ReadonlyMap<string, { file: string; contentType: string }> = new Map([
-  ['', { file: 'index.html', contentType: 'text/html; charset=utf-8' }],
-  ['app.js', { file: 'app.js', contentType: 'application/javascript; charset=utf-8' }],
-  ['styles.css', { file: 'styles.css', contentType: 'text/css; charset=utf-8' }],
+  ['', { file: 'index.html', contentType: HTML }],
+  ...MODULES.map((name) => [name, { file: name, contentType: JAVASCRIPT }] as const),
+  ...STYLESHEETS.map((name) => [name, { file: name, contentType: CSS }] as const),
 ]);
 
 /** Headers on every dashboard response: no framing, no sniffing, nothing from another origin. */
@@ -56,12 +95,12 @@ function sendText(res: ServerResponse, status: number, text: string, extra: Reco
 }
 
 /**
- * Serves the live dashboard: `/dashboard` and `/dashboard/` (the page), `/dashboard/app.js` and
- * `/dashboard/styles.css`, from `src/dashboard/static/`. Only that fixed allow-list of files is ever read
- * (no path from the request reaches the file system); each is read once and kept in memory. Responses
- * carry a strict `Content-Security-Policy` (same origin only, no inline script or style),
- * `X-Content-Type-Options: nosniff`, `Cache-Control: no-cache` and an `ETag` (a matching
- * `If-None-Match` answers 304).
+ * Serves the live dashboard from `src/dashboard/static/`: `/dashboard` and `/dashboard/` (the page), its ES
+ * modules (`/dashboard/app.js`, the entry, and the modules it imports, e.g. `/dashboard/api.js`) and its
+ * stylesheets (e.g. `/dashboard/base.css`). Only that fixed allow-list of files is ever read (no path from
+ * the request reaches the file system); each is read once and kept in memory. Responses carry a strict
+ * `Content-Security-Policy` (same origin only, no inline script or style), `X-Content-Type-Options: nosniff`,
+ * `Cache-Control: no-cache` and an `ETag` (a matching `If-None-Match` answers 304).
  *
  * Only GET and HEAD are served (405 with `Allow` otherwise); any other name under `/dashboard/` is a 404.
  *

@@ -13,6 +13,15 @@ export {
   warmUpGeocoder,
 } from './geocoder.js';
 export {
+  type AddressToLocate,
+  type CoordinatesPrecision,
+  createOfflineGeocoder,
+  type Geocoder,
+  type Located,
+  type ReversePlace,
+} from './geocoding.js';
+export { createPdokGeocoder } from './pdok.js';
+export {
   compactPostalCode,
   NL_POSTAL_CODE_PATTERN,
   NO_POSTAL_CODE_PATTERN,

@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import type { Context } from '../context.js';
 import {
   type AvailabilityRequestRecord,
@@ -5,7 +6,6 @@ import {
   findAvailabilityRequest,
   insertAvailabilityRequests,
   listAvailabilityRequestsPage,
-  type NewAddress,
   type NewAvailabilityRequest,
   type ProductRow,
   type SourceOutcome,
@@ -13,7 +13,7 @@ import {
 import { findDefaultPricePlan } from '../db/queries/price-plans.js';
 import { AppError, type FieldProblem, notFound, validationError } from '../errors.js';
 import { sourceMatchesFilters } from '../gathering/filters.js';
-import { continentCode, geocodeCity, normalisePostalCode, reverseGeocode } from '../geo/index.js';
+import { resolveAddress } from './address-resolution.js';
 import { requireViewer } from './authentication.js';
 import {
   attachmentLookups,
@@ -22,13 +22,7 @@ import {
   resolveAttachment,
 } from './availability-attachments.js';
 import { publishRequestsCreated } from './availability-events.js';
-import {
-  type AddressInput,
-  addressFieldProblems,
-  availabilityRequestBatchSchema,
-  filterProblems,
-  storedFilters,
-} from './availability-input.js';
+import { availabilityRequestBatchSchema, filterProblems, storedFilters } from './availability-input.js';
 import { type AvailabilityOptions, countryCodeSchema, optionsForCountry } from './availability-options.js';
 import { loadersFor } from './loaders.js';
 import { type Pagination, pageInput, pageOffset, pagination } from './pagination.js';
@@ -38,74 +32,6 @@ import { parseInput } from './validation.js';
 export interface CreatedAvailabilityRequests {
   records: AvailabilityRequestRecord[];
   message: string;
-}
-
-/** Resolves an address input to its stored form, or reports why it cannot be. */
-function resolveAddress(
-  address: AddressInput,
-  options: (countryCode: string) => AvailabilityOptions | undefined,
-  path: string,
-): { address: NewAddress; problems: FieldProblem[] } {
-  const given = address.countryCode === undefined ? null : countryCodeSchema.safeParse(address.countryCode);
-  if (given && !given.success) {
-    const message = given.error.issues[0]?.message ?? 'is invalid';
-    return { address: emptyAddress(''), problems: [{ path: `${path}/countryCode`, message }] };
-  }
-  if (address.coordinates) {
-    // Coordinates are the address: reverse geocoding fills what it can (DESIGN.md, "Coordinate-only addresses").
-    const place = reverseGeocode(address.coordinates);
-    const countryCode = given?.data ?? place?.countryCode ?? '';
-    return {
-      address: {
-        ...emptyAddress(countryCode),
-        inputKind: 'coordinates',
-        city: place && place.countryCode === countryCode ? place.city : '',
-        latitude: address.coordinates.latitude,
-        longitude: address.coordinates.longitude,
-      },
-      problems: [],
-    };
-  }
-  if (!given) {
-    return {
-      address: emptyAddress(''),
-      problems: [{ path: `${path}/countryCode`, message: 'is required unless coordinates are given' }],
-    };
-  }
-  const countryCode = given.data;
-  const problems = addressFieldProblems(address, countryCode, options(countryCode)?.fields ?? [], path);
-  const city = address.city?.trim() ?? '';
-  const place = city === '' ? null : geocodeCity(countryCode, city);
-  return {
-    address: {
-      inputKind: 'fields',
-      street: address.street?.trim() ?? '',
-      city,
-      houseNumber: address.houseNumber?.trim() ?? '',
-      houseNumberAddition: address.houseNumberAddition?.trim() ?? '',
-      postalCode: address.postalCode ? normalisePostalCode(countryCode, address.postalCode) : '',
-      countryCode,
-      continentCode: continentCode(countryCode),
-      latitude: place?.coordinates.latitude ?? null,
-      longitude: place?.coordinates.longitude ?? null,
-    },
-    problems,
-  };
-}
-
-function emptyAddress(countryCode: string): NewAddress {
-  return {
-    inputKind: 'fields',
-    street: '',
-    city: '',
-    houseNumber: '',
-    houseNumberAddition: '',
-    postalCode: '',
-    countryCode,
-    continentCode: countryCode === '' ? '' : continentCode(countryCode),
-    latitude: null,
-    longitude: null,
-  };
 }
 
 /**
@@ -139,12 +65,18 @@ export async function createAvailabilityRequests(
   }
   const problems: FieldProblem[] = [];
   const resolved: NewAvailabilityRequest[] = [];
+  // Geocoding may call out (PDOK): a few addresses at a time, results kept in input order.
+  const limit = pLimit(8);
+  const addresses = await Promise.all(
+    batch.map((element, index) =>
+      limit(() =>
+        resolveAddress(ctx, element.address, (code) => optionsByCountry.get(code), `/${index}/address`),
+      ),
+    ),
+  );
   for (const [index, element] of batch.entries()) {
-    const { address, problems: addressProblems } = resolveAddress(
-      element.address,
-      (code) => optionsByCountry.get(code),
-      `/${index}/address`,
-    );
+    const { address, problems: addressProblems } = addresses[index] ?? { address: null, problems: [] };
+    if (!address) continue;
     problems.push(...addressProblems);
     if (address.countryCode !== '' && !optionsByCountry.has(address.countryCode)) {
       optionsByCountry.set(

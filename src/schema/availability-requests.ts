@@ -47,6 +47,11 @@ const Address = builder.objectRef<AddressRow>('Address').implement({
     postalCode: t.exposeString('postalCode', { description: 'Normalised, e.g. 1016XA.' }),
     houseNumber: t.exposeString('houseNumber'),
     houseNumberAddition: t.exposeString('houseNumberAddition', { description: '"" when there is none.' }),
+    coordinatesPrecision: t.exposeString('coordinatesPrecision', {
+      nullable: true,
+      description:
+        'given (coordinate input), address (the address itself, e.g. BAG), city (the city centre); null when unknown.',
+    }),
     coordinates: t.field({
       type: Coordinates,
       nullable: true,

@@ -5,6 +5,7 @@ import type { Services } from '../context.js';
 import { openDatabase } from '../db/client.js';
 import { getOrCreateSetting } from '../db/queries/tenancy.js';
 import { createEventBus } from '../events.js';
+import { createOfflineGeocoder, createPdokGeocoder } from '../geo/index.js';
 import { createLogger, type Logger } from '../logger.js';
 
 /**
@@ -19,10 +20,16 @@ export async function createServices(
   const secret =
     config.TOKEN_SIGNING_SECRET ??
     (await getOrCreateSetting(db, 'token_signing_secret', randomBytes(48).toString('base64url')));
+  const logger = options.logger ?? createLogger(config.LOG_LEVEL);
+  const offline = createOfflineGeocoder();
   return {
     db,
     config,
-    logger: options.logger ?? createLogger(config.LOG_LEVEL),
+    logger,
+    geocoder:
+      config.GEOCODER === 'pdok' && config.PDOK_LOCATIESERVER_URL
+        ? createPdokGeocoder({ baseUrl: config.PDOK_LOCATIESERVER_URL, fallback: offline, logger })
+        : offline,
     clock: options.clock ?? systemClock,
     events: createEventBus(),
     signingKey: new TextEncoder().encode(secret),

@@ -11,6 +11,7 @@ CREATE TABLE `addresses` (
 	`continent_code` text NOT NULL,
 	`latitude` real,
 	`longitude` real,
+	`coordinates_precision` text,
 	`created_at` integer NOT NULL,
 	`updated_at` integer NOT NULL,
 	FOREIGN KEY (`instance_id`) REFERENCES `instances`(`id`) ON UPDATE no action ON DELETE no action

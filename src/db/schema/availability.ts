@@ -24,6 +24,8 @@ export const addresses = sqliteTable('addresses', {
   /** WGS84 decimal degrees; null only when the place could not be located. */
   latitude: real(),
   longitude: real(),
+  /** `given` (coordinate input), `address` (e.g. PDOK/BAG), `city` (the city's centre); null when unknown. */
+  coordinatesPrecision: text({ enum: ['given', 'address', 'city'] }),
   ...timestamps,
 });
 

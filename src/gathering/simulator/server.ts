@@ -159,28 +159,34 @@ function respond(res: ServerResponse, mode: string, url: URL, offers: () => unkn
     case '503':
     case '500': {
       const retryAfter = url.searchParams.get('retry_after');
-      return json(
+      json(
         Number(mode),
         { error: 'temporarily unavailable' },
         retryAfter ? { 'retry-after': retryAfter } : {},
       );
+      return;
     }
     case '400':
     case '401':
     case '429':
-      return json(Number(mode), { error: 'refused' });
+      json(Number(mode), { error: 'refused' });
+      return;
     case 'redirect':
       res.writeHead(302, { location: '/elsewhere' });
-      return void res.end();
+      res.end();
+      return;
     case 'malformed':
       res.writeHead(200, { 'content-type': 'application/json' });
-      return void res.end('{"offers": [{"network": "KPN", ');
+      res.end('{"offers": [{"network": "KPN", ');
+      return;
     case 'invalid':
-      return json(200, { offers: [{ network: 'KPN', bandwidth: 'fast' }] });
+      json(200, { offers: [{ network: 'KPN', bandwidth: 'fast' }] });
+      return;
     case 'huge':
       res.writeHead(200, { 'content-type': 'application/json' });
-      return void res.end(`{"offers": [], "padding": "${'x'.repeat(3 * 1024 * 1024)}"}`);
+      res.end(`{"offers": [], "padding": "${'x'.repeat(3 * 1024 * 1024)}"}`);
+      return;
     default:
-      return json(200, { offers: offers() });
+      json(200, { offers: offers() });
   }
 }
