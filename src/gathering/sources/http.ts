@@ -114,7 +114,15 @@ async function callSupplier(
     await response.body?.cancel();
     throw new SourceError('UPSTREAM_4XX', `The source answered ${response.status}.`, false);
   }
-  const text = await readLimited(response);
+  let text: string;
+  try {
+    text = await readLimited(response);
+  } catch (error) {
+    // A supplier that sends its head and then stalls times out like one that never answers.
+    if (error instanceof SourceError || query.signal.aborted) throw error;
+    if (signal.aborted) throw new SourceError('TIMEOUT', 'The source did not answer in time.', true);
+    throw new SourceError('UNREACHABLE', 'The connection to the source broke off.', true);
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);
