@@ -16,6 +16,9 @@ const defaults = {
   GATHERING_LEASE_SECONDS: 30,
   GATHERING_MAX_ATTEMPTS: 3,
   SOURCE_LATENCY_SCALE: 1,
+  MERCURE_HISTORY_SIZE: 1000,
+  MERCURE_KEEPALIVE_SECONDS: 15,
+  GEOCODER: 'offline',
   SEED_DEMO: true,
 };
 
@@ -66,6 +69,10 @@ describe('loadConfig', () => {
       GATHERING_LEASE_SECONDS: '5',
       GATHERING_MAX_ATTEMPTS: '1',
       SOURCE_LATENCY_SCALE: '0.5',
+      MERCURE_HISTORY_SIZE: '10',
+      MERCURE_KEEPALIVE_SECONDS: '2.5',
+      GEOCODER: 'pdok',
+      PDOK_LOCATIESERVER_URL: 'http://127.0.0.1:9999/locatieserver',
       SEED_DEMO: '0',
       UNRELATED: 'ignored',
     });
@@ -81,6 +88,10 @@ describe('loadConfig', () => {
       GATHERING_LEASE_SECONDS: 5,
       GATHERING_MAX_ATTEMPTS: 1,
       SOURCE_LATENCY_SCALE: 0.5,
+      MERCURE_HISTORY_SIZE: 10,
+      MERCURE_KEEPALIVE_SECONDS: 2.5,
+      GEOCODER: 'pdok',
+      PDOK_LOCATIESERVER_URL: 'http://127.0.0.1:9999/locatieserver',
       SEED_DEMO: false,
     });
   });
