@@ -37,6 +37,14 @@ export const configSchema = z.object({
   GEOCODER: z.enum(['offline', 'pdok']).default('offline'),
   /** Base URL of a PDOK Locatieserver v3.1 (`…/locatieserver/search/v3_1`); required with `GEOCODER=pdok`. */
   PDOK_LOCATIESERVER_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Length of a rate-limit window, in seconds. */
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
+  /** Requests one auth token may make per window. */
+  RATE_LIMIT_PER_TOKEN: z.coerce.number().int().min(1).default(1200),
+  /** Requests one instance may make per window, over all its tokens. */
+  RATE_LIMIT_PER_INSTANCE: z.coerce.number().int().min(1).default(6000),
+  /** Unauthenticated requests (sign-in) one client address may make per window. */
+  RATE_LIMIT_PER_ANONYMOUS_ADDRESS: z.coerce.number().int().min(1).default(300),
   /** Seed a demo instance with the NL demo catalogue when the database has no instance yet. */
   SEED_DEMO: z
     .enum(['true', 'false', '1', '0'])

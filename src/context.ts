@@ -4,6 +4,7 @@ import type { Db } from './db/client.js';
 import type { EventBus } from './events.js';
 import type { Geocoder } from './geo/index.js';
 import type { Logger } from './logger.js';
+import type { RateLimits } from './rate-limits.js';
 
 /** Roles a user of an instance can hold (DESIGN.md, "Auth"). */
 export const roles = ['instance_admin', 'connectivity_check'] as const;
@@ -25,6 +26,8 @@ export interface Services {
   events: EventBus;
   /** Locates addresses (offline at city precision, or PDOK for Dutch addresses). */
   geocoder: Geocoder;
+  /** Request limits per token, instance and anonymous client address. */
+  rateLimits: RateLimits;
   /** HS256 key for the `sse_jwt`. */
   signingKey: Uint8Array;
   /** Tells the gathering worker that new tasks are waiting (no-op where no worker runs, e.g. the CLI). */

@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Context, createContext, type Services } from '../context.js';
 import { AppError } from '../errors.js';
-import { viewerForToken } from '../resolvers/authentication.js';
+import { type RateDecision, rateLimitHeaders } from '../rate-limits.js';
+import { hashCredential, viewerForToken } from '../resolvers/authentication.js';
 import { authTokenFromHeaders } from '../server/auth-header.js';
 import { readJsonBody, sendJson } from './http.js';
+import { withIdempotency } from './idempotency.js';
 import { toProblem } from './problem.js';
 import { type Route, routes } from './routes.js';
 
@@ -30,6 +32,14 @@ function matchPath(segments: string[], parts: string[]): Record<string, string> 
   return params;
 }
 
+/** Sets the rate-limit headers; refuses the request with 429 when over a limit. */
+function enforce(res: ServerResponse, decision: RateDecision): void {
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
+  if (!decision.allowed) {
+    throw new AppError('LIMIT_EXCEEDED', `Too many requests; try again in ${decision.resetSeconds} s.`);
+  }
+}
+
 /** Sends a problem+json response for any thrown value. */
 export function sendProblem(res: ServerResponse, error: unknown, log?: Services['logger']): void {
   const problem = toProblem(error);
@@ -39,7 +49,8 @@ export function sendProblem(res: ServerResponse, error: unknown, log?: Services[
 
 /**
  * Serves one REST request: matches the route table (404 unknown path, 405 with `Allow` for a known path
- * and another method), authenticates, reads the body, runs the route and sends its document, or a
+ * and another method), authenticates, applies the rate limits (429 with `Retry-After`), reads the body,
+ * runs the route — at most once per `Idempotency-Key` for POSTs — and sends its document, or a
  * problem+json for any error.
  */
 export async function handleRest(
@@ -61,15 +72,35 @@ export async function handleRest(
       throw new AppError('METHOD_NOT_ALLOWED', `Use ${allow} on ${url.pathname}.`);
     }
     const { route } = found.entry;
+    const params = found.params;
     let ctx: Context = createContext(services, null);
     if (route.authenticated) {
       const token = authTokenFromHeaders((name) => req.headers[name] as string | undefined);
       if (!token)
         throw new AppError('UNAUTHENTICATED', 'Send a valid auth token in the X-Auth-Token header.');
-      ctx = createContext(services, await viewerForToken(services, token));
+      const viewer = await viewerForToken(services, token);
+      enforce(res, await services.rateLimits.forCaller(hashCredential(token), viewer.instanceId));
+      ctx = createContext(services, viewer);
+    } else {
+      enforce(res, await services.rateLimits.forAnonymous(req.socket.remoteAddress ?? 'unknown'));
     }
     const body = route.body ? await readJsonBody(req) : undefined;
-    const result = await route.handle({ ctx, params: found.params, query: url.searchParams, body });
+    const run = () => route.handle({ ctx, params, query: url.searchParams, body });
+    const idempotencyKey = req.headers['idempotency-key'];
+    if (route.method === 'POST' && route.authenticated && typeof idempotencyKey === 'string') {
+      const result = await withIdempotency(
+        ctx,
+        idempotencyKey,
+        { method: route.method, path: url.pathname, body },
+        run,
+      );
+      if (result.replayed) res.setHeader('idempotent-replayed', 'true');
+      if (result.status >= 400) {
+        sendJson(res, result.status, result.body, 'application/problem+json; charset=utf-8');
+      } else sendJson(res, result.status, result.body);
+      return;
+    }
+    const result = await run();
     sendJson(res, result.status, result.body);
   } catch (error) {
     sendProblem(res, error, services.logger);

@@ -7,6 +7,7 @@ import { getOrCreateSetting } from '../db/queries/tenancy.js';
 import { createEventBus } from '../events.js';
 import { createOfflineGeocoder, createPdokGeocoder } from '../geo/index.js';
 import { createLogger, type Logger } from '../logger.js';
+import { RateLimits } from '../rate-limits.js';
 
 /**
  * Opens the database (applying migrations) and builds the shared services. The `sse_jwt` signing key is
@@ -26,6 +27,12 @@ export async function createServices(
     db,
     config,
     logger,
+    rateLimits: new RateLimits({
+      windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+      perToken: config.RATE_LIMIT_PER_TOKEN,
+      perInstance: config.RATE_LIMIT_PER_INSTANCE,
+      perAnonymousAddress: config.RATE_LIMIT_PER_ANONYMOUS_ADDRESS,
+    }),
     geocoder:
       config.GEOCODER === 'pdok' && config.PDOK_LOCATIESERVER_URL
         ? createPdokGeocoder({ baseUrl: config.PDOK_LOCATIESERVER_URL, fallback: offline, logger })

@@ -240,6 +240,18 @@ CREATE TABLE `projects` (
 );
 --> statement-breakpoint
 CREATE INDEX `projects_customer_idx` ON `projects` (`instance_id`,`customer_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `idempotency_keys` (
+	`instance_id` text NOT NULL,
+	`key` text NOT NULL,
+	`request_hash` text NOT NULL,
+	`state` text NOT NULL,
+	`response_status` integer,
+	`response_body` text,
+	`expires_at` integer NOT NULL,
+	PRIMARY KEY(`instance_id`, `key`),
+	FOREIGN KEY (`instance_id`) REFERENCES `instances`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
 CREATE TABLE `instance_products` (
 	`id` text PRIMARY KEY NOT NULL,
 	`instance_id` text NOT NULL,
