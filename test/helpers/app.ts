@@ -67,11 +67,17 @@ export class ApiClient {
     }
     const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
     const text = await response.text();
-    return {
-      status: response.status,
-      headers: response.headers,
-      body: text === '' ? null : JSON.parse(text),
-    };
+    const parsed = text === '' ? null : JSON.parse(text);
+    // Every REST error in the whole suite must be problem+json whose `status` is the HTTP status.
+    if (response.status >= 400 && !path.startsWith('/graphql') && !path.startsWith('/dashboard')) {
+      const type = response.headers.get('content-type');
+      if (type !== 'application/problem+json; charset=utf-8' || parsed?.status !== response.status) {
+        throw new Error(
+          `${method} ${path} answered ${response.status} without a matching problem+json: ${type} ${text}`,
+        );
+      }
+    }
+    return { status: response.status, headers: response.headers, body: parsed };
   }
 
   get<T = Json>(path: string): Promise<JsonResponse<T>> {
