@@ -33,6 +33,19 @@ export interface GatheringWorkerOptions {
   onChange(change: ChangedRequest): void;
   /** Longest sleep between two looks at the queue when nothing wakes the worker (ms). */
   idlePollMs?: number;
+  /** Observes every attempt that ends in this worker (not those a stop interrupts), e.g. for metrics. */
+  onTaskSettled?(info: GatheringTaskSettled): void;
+}
+
+/**
+ * How one attempt at a task ended, as this worker decided it: `succeeded` (offers handed to storage),
+ * `retried` (back in the queue) or `failed` (final). `durationMs` is the wall time of the source's `fetchOffers`
+ * (up to its failure, when it failed), not of the whole attempt.
+ */
+export interface GatheringTaskSettled {
+  sourceKey: string;
+  outcome: 'succeeded' | 'failed' | 'retried';
+  durationMs: number;
 }
 
 /** Delay before retry number `attempt` (1-based): exponential from 500 ms, capped at 30 s, with full jitter. */
@@ -57,6 +70,11 @@ export class GatheringWorker {
   private pumpAgain = false;
 
   constructor(private readonly options: GatheringWorkerOptions) {}
+
+  /** Whether the worker claims tasks: started and not stopped. */
+  get running(): boolean {
+    return this.started && !this.stopController.signal.aborted;
+  }
 
   /** Starts claiming tasks. */
   start(): void {
@@ -141,6 +159,8 @@ export class GatheringWorker {
       this.stopController.signal,
       AbortSignal.timeout(Math.floor(this.options.leaseMs * 0.8)),
     ]);
+    const startedAt = performance.now();
+    let fetchMs: number | null = null;
     try {
       if (!adapter)
         throw new SourceError('NO_ADAPTER', `No adapter for source type ${task.source.type}.`, false);
@@ -150,6 +170,7 @@ export class GatheringWorker {
         address: task.address,
         signal,
       });
+      fetchMs = performance.now() - startedAt;
       const plan = await loadPricingPlan(db, task.request.pricePlanId);
       if (!plan) throw new SourceError('NO_PRICE_PLAN', 'The request’s price plan no longer exists.', false);
       const products = offers
@@ -163,6 +184,7 @@ export class GatheringWorker {
       });
       if (change) this.options.onChange(change);
       else log.warn('lease lost before the task completed; its result was discarded');
+      this.settled(task, 'succeeded', fetchMs);
     } catch (error) {
       if (this.stopController.signal.aborted) return;
       const failure =
@@ -183,6 +205,16 @@ export class GatheringWorker {
         retryAt: retry ? new Date(now.getTime() + retryDelayMs(task.attempts)) : null,
       });
       if (change) this.options.onChange(change);
+      this.settled(task, retry ? 'retried' : 'failed', fetchMs ?? performance.now() - startedAt);
+    }
+  }
+
+  /** Tells the observer; its failure must not turn a finished attempt into a failed one. */
+  private settled(task: ClaimedTask, outcome: GatheringTaskSettled['outcome'], durationMs: number): void {
+    try {
+      this.options.onTaskSettled?.({ sourceKey: task.source.key, outcome, durationMs });
+    } catch (error) {
+      this.options.logger.error({ err: error }, 'gathering task observer failed');
     }
   }
 }

@@ -6,6 +6,7 @@ import type { Services } from '../context.js';
 import { serveDashboard } from '../dashboard/serve.js';
 import { closeDatabase } from '../db/client.js';
 import type { SourceType } from '../db/schema/index.js';
+import { AppError } from '../errors.js';
 import { createCatalogSource } from '../gathering/sources/catalog.js';
 import { createHttpSource } from '../gathering/sources/http.js';
 import type { SourceAdapter } from '../gathering/sources/types.js';
@@ -14,10 +15,22 @@ import type { Logger } from '../logger.js';
 import { publishRequestChanged } from '../resolvers/availability-events.js';
 import { sendJson } from '../rest/http.js';
 import { MercureHub } from '../rest/mercure.js';
-import { handleRest } from '../rest/router.js';
+import { handleRest, sendProblem } from '../rest/router.js';
 import { createGraphQLServer } from './graphql.js';
 import { serveGraphQLOverWebSocket } from './graphql-ws.js';
+import { AppMetrics } from './metrics.js';
+import { createRequestLogger } from './request-log.js';
+import { routeLabel } from './route-label.js';
 import { createServices } from './services.js';
+
+/** What `/readyz` reports: ready only while the database answers and the worker runs. */
+export interface Readiness {
+  status: 'ready' | 'not_ready';
+  /** A `select 1` succeeded. */
+  database: boolean;
+  /** The gathering worker is started and not stopped. */
+  worker: boolean;
+}
 
 /** A running service: its address, its services, and a `stop()` that really stops it. */
 export interface App {
@@ -27,13 +40,18 @@ export interface App {
   worker: GatheringWorker;
   /** The REST event stream, exposed for its connection count. */
   mercure: MercureHub;
+  /** This app's Prometheus metrics (served at `/metrics`). */
+  metrics: AppMetrics;
+  /** What `/readyz` answers right now; `not_ready` from the moment {@link stop} is called. */
+  readiness(): Readiness;
   stop(): Promise<void>;
 }
 
 /**
- * Starts the whole service on one port: REST routes, `/graphql`, health probes, and the in-process
- * gathering worker. `PORT=0` picks a free port (tests); `startWorker: false` leaves the worker for the
- * caller to start (tests that must see requests while still pending).
+ * Starts the whole service on one port: REST routes, `/graphql`, health probes (`/healthz`, `/readyz`),
+ * Prometheus metrics (`/metrics`), and the in-process gathering worker. Every HTTP request is logged once
+ * with a request id (see `createRequestLogger`). `PORT=0` picks a free port (tests); `startWorker: false`
+ * leaves the worker for the caller to start (tests that must see requests while still pending).
  */
 export async function startApp(
   config: Config,
@@ -41,6 +59,14 @@ export async function startApp(
 ): Promise<App> {
   let worker: GatheringWorker | null = null;
   const services = await createServices(config, { ...options, wakeGathering: () => worker?.wake() });
+  const mercure = new MercureHub(services, {
+    historySize: config.MERCURE_HISTORY_SIZE,
+    keepAliveMs: config.MERCURE_KEEPALIVE_SECONDS * 1000,
+  });
+  const metrics = new AppMetrics({
+    openSubscriptions: () => services.events.target.listenerCount,
+    eventStreamConnections: () => mercure.connectionCount,
+  });
   worker = new GatheringWorker({
     db: services.db,
     logger: services.logger.child({ component: 'gathering' }),
@@ -57,42 +83,47 @@ export async function startApp(
         services.logger.error({ err: error }, 'could not publish a request change'),
       );
     },
+    onTaskSettled: metrics.onTaskSettled,
   });
   const yoga = createGraphQLServer(services);
-  const mercure = new MercureHub(services, {
-    historySize: config.MERCURE_HISTORY_SIZE,
-    keepAliveMs: config.MERCURE_KEEPALIVE_SECONDS * 1000,
-  });
-  let ready = true;
+  let stopping: Promise<void> | null = null;
+  const readiness = (): Readiness => {
+    const database = (() => {
+      try {
+        return services.db.$client.prepare('select 1 as ok').get() !== undefined;
+      } catch {
+        return false;
+      }
+    })();
+    const ok = database && worker.running && stopping === null;
+    return { status: ok ? 'ready' : 'not_ready', database, worker: worker.running };
+  };
+  const logRequest = createRequestLogger(services.logger);
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+  const handle = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
     if (url.pathname === '/graphql') return yoga.requestListener(req, res);
     if (url.pathname === '/.well-known/mercure') return mercure.handle(req, res, url);
     if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (url.pathname === '/readyz') {
-      const databaseOk = (() => {
-        try {
-          return services.db.$client.prepare('select 1 as ok').get() !== undefined;
-        } catch {
-          return false;
-        }
-      })();
-      const ok = ready && databaseOk;
-      return sendJson(res, ok ? 200 : 503, {
-        status: ok ? 'ready' : 'not_ready',
-        database: databaseOk,
-        worker: ready,
-      });
+      const state = readiness();
+      return sendJson(res, state.status === 'ready' ? 200 : 503, state);
     }
+    if (url.pathname === '/metrics') return metrics.serve(req, res);
     if (serveDashboard(req, res, url.pathname)) return;
     return handleRest(services, req, res, url);
   };
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      services.logger.error({ err: error }, 'request failed');
-      if (!res.headersSent) sendJson(res, 500, { status: 500, title: 'Internal server error' });
-      else res.destroy();
+    const url = URL.canParse(req.url ?? '/', 'http://localhost')
+      ? new URL(req.url ?? '/', 'http://localhost')
+      : null;
+    const route = url ? routeLabel(url.pathname) : 'other';
+    logRequest(req, res, route);
+    metrics.observeHttp(req, res, route);
+    if (!url) return sendProblem(res, new AppError('MALFORMED', 'The request target is not a valid URL.'));
+    handle(req, res, url).catch((error: unknown) => {
+      if (!res.headersSent) return sendProblem(res, error, req.log);
+      req.log.error({ err: error }, 'request failed after its response began');
+      res.destroy();
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -103,16 +134,16 @@ export async function startApp(
   if (options.startWorker !== false) worker.start();
   const { port } = server.address() as AddressInfo;
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
-  let stopping: Promise<void> | null = null;
   return {
     url: `http://${host}:${port}`,
     port,
     services,
     worker,
     mercure,
+    metrics,
+    readiness,
     stop: () => {
       stopping ??= (async () => {
-        ready = false;
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await closeWebSockets();

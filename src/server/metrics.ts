@@ -1,0 +1,174 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getOperationAST } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { AppError } from '../errors.js';
+import type { GatheringTaskSettled } from '../gathering/worker.js';
+import { sendProblem } from '../rest/router.js';
+
+/** Distinct GraphQL operation names one app labels; later new names count as `other`. */
+const MAX_OPERATION_NAMES = 200;
+/** A GraphQL name of sane length; anything else a client sends is `anonymous`. */
+const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
+
+let processRegistry: Registry | null = null;
+
+/**
+ * prom-client's default metrics (CPU, memory, event loop, GC, handles) describe the process, not one
+ * app, and each collection starts observers that are never stopped: they are collected once per process
+ * and merged into every app's scrape.
+ */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/** Live counts the gauges read at scrape time. */
+export interface MetricsSources {
+  /** Event-bus listeners: GraphQL subscriptions plus one per instance the REST event stream follows. */
+  openSubscriptions(): number;
+  /** Open REST event-stream (`/.well-known/mercure`) connections. */
+  eventStreamConnections(): number;
+}
+
+/**
+ * The Prometheus metrics of one app, in a registry of its own (several apps in one test process never
+ * share a series): HTTP requests by route, GraphQL operations, gathering attempts and source latency,
+ * open subscriptions and event-stream connections, plus the process's default metrics.
+ */
+export class AppMetrics {
+  /** This app's registry (without the process metrics, which {@link render} adds). */
+  readonly registry = new Registry();
+  private readonly httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving an HTTP request to the end of its response (event streams: until closed).',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly graphqlOperations = new Counter({
+    name: 'graphql_operations_total',
+    help: 'GraphQL operations executed or subscribed, over HTTP and WebSocket.',
+    labelNames: ['operation_type', 'operation_name'] as const,
+    registers: [this.registry],
+  });
+  private readonly gatheringTasks = new Counter({
+    name: 'gathering_tasks_total',
+    help: 'Gathering attempts by source key and outcome (succeeded, failed, retried).',
+    labelNames: ['source', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly sourceLatency = new Histogram({
+    name: 'source_latency_seconds',
+    help: 'Time of one fetchOffers call to a source, by source key.',
+    labelNames: ['source'] as const,
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  private readonly operationNames = new Set<string>();
+
+  constructor(sources: MetricsSources) {
+    new Gauge({
+      name: 'open_subscriptions',
+      help: 'Listeners on the event bus: GraphQL subscriptions and REST event-stream instances.',
+      registers: [this.registry],
+      collect() {
+        this.set(sources.openSubscriptions());
+      },
+    });
+    new Gauge({
+      name: 'event_stream_connections',
+      help: 'Open REST event-stream connections.',
+      registers: [this.registry],
+      collect() {
+        this.set(sources.eventStreamConnections());
+      },
+    });
+  }
+
+  /**
+   * Counts one HTTP request and times it when its response ends (finished or closed, whichever is
+   * first). Call it as the request arrives.
+   *
+   * @param route the request's `routeLabel`, never a raw path.
+   */
+  observeHttp(req: IncomingMessage, res: ServerResponse, route: string): void {
+    const end = this.httpDuration.startTimer();
+    let recorded = false;
+    const record = () => {
+      if (recorded) return;
+      recorded = true;
+      const labels = { method: req.method ?? 'UNKNOWN', route, status: String(res.statusCode) };
+      this.httpRequests.inc(labels);
+      end(labels);
+    };
+    res.once('finish', record);
+    res.once('close', record);
+  }
+
+  /** Records one gathering attempt; pass it as the worker's `onTaskSettled`. */
+  readonly onTaskSettled = (info: GatheringTaskSettled): void => {
+    this.gatheringTasks.inc({ source: info.sourceKey, outcome: info.outcome });
+    this.sourceLatency.observe({ source: info.sourceKey }, info.durationMs / 1000);
+  };
+
+  /**
+   * An envelop plugin for the Yoga server that counts every executed operation (`onExecute`: queries
+   * and mutations) and every subscription (`onSubscribe`), over HTTP and over WebSocket alike, by type
+   * and by operation name (`anonymous` when unnamed; `other` past the first
+   * {@link MAX_OPERATION_NAMES} names, so clients cannot grow the label set without bound).
+   */
+  readonly graphqlPlugin: Plugin = {
+    onExecute: ({ args }) => this.countOperation(args.document, args.operationName),
+    onSubscribe: ({ args }) => this.countOperation(args.document, args.operationName),
+  };
+
+  /** The exposition text of this app's metrics and the process metrics, with its content type. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    const merged = Registry.merge([this.registry, processMetrics()]);
+    return { contentType: merged.contentType, body: await merged.metrics() };
+  }
+
+  /** Serves `GET /metrics` (and HEAD); any other method is a 405 problem+json. */
+  async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD');
+      return sendProblem(res, new AppError('METHOD_NOT_ALLOWED', 'Use GET on /metrics.'));
+    }
+    const { contentType, body } = await this.render();
+    res.writeHead(200, {
+      'content-type': contentType,
+      'content-length': Buffer.byteLength(body),
+      'cache-control': 'no-store',
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  }
+
+  private countOperation(
+    document: Parameters<typeof getOperationAST>[0],
+    operationName: string | null | undefined,
+  ): void {
+    const operation = getOperationAST(document, operationName);
+    if (!operation) return;
+    this.graphqlOperations.inc({
+      operation_type: operation.operation,
+      operation_name: this.boundedName(operation.name?.value),
+    });
+  }
+
+  private boundedName(name: string | undefined): string {
+    if (name === undefined || !OPERATION_NAME.test(name)) return 'anonymous';
+    if (this.operationNames.has(name)) return name;
+    if (this.operationNames.size >= MAX_OPERATION_NAMES) return 'other';
+    this.operationNames.add(name);
+    return name;
+  }
+}

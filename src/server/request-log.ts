@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pinoHttp } from 'pino-http';
+import type { Logger } from '../logger.js';
+
+/** A caller's `X-Request-Id` is kept only when it is a short, plain token (no spaces, quotes or newlines). */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Headers that carry credentials: the auth token, Bearer tokens, the event-stream cookie. */
+const SECRET_HEADERS = ['x-auth-token', 'authorization', 'proxy-authorization', 'cookie'] as const;
+/** Query parameters that carry credentials; `authorization` is how browsers send the `sse_jwt`. */
+const SECRET_PARAMETERS = new Set(['authorization', 'access_token', 'auth_token', 'client_secret']);
+const REDACTED = '[redacted]';
+
+/**
+ * The id of a request: the caller's `X-Request-Id` when it is a sane token (1–128 of `A–Z a–z 0–9 . _ : -`),
+ * so a caller can follow its request through the logs; otherwise a new UUID.
+ */
+export function requestIdOf(header: string | string[] | undefined): string {
+  return typeof header === 'string' && SANE_REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+/**
+ * A request target safe to log: the path as sent, and the query string with the value of every
+ * credential parameter (e.g. the `sse_jwt` in `/.well-known/mercure?authorization=…`) replaced by
+ * `[redacted]`. Names are decoded as the server decodes them, so an encoded name is redacted too.
+ */
+export function loggableUrl(target: string): string {
+  const start = target.indexOf('?');
+  if (start < 0) return target;
+  const query = target
+    .slice(start + 1)
+    .split('&')
+    .map((pair) => {
+      const [name] = new URLSearchParams(pair).keys();
+      if (name === undefined || !SECRET_PARAMETERS.has(name)) return pair;
+      return `${pair.split('=')[0]}=${REDACTED}`;
+    });
+  return `${target.slice(0, start)}?${query.join('&')}`;
+}
+
+/** The request as logged: never a credential header's value, never a credential in the query. */
+function serializeRequest(req: IncomingMessage) {
+  const headers: Record<string, unknown> = { ...req.headers };
+  for (const name of SECRET_HEADERS) if (name in headers) headers[name] = REDACTED;
+  return {
+    method: req.method,
+    url: loggableUrl(req.url ?? '/'),
+    headers,
+    remoteAddress: req.socket?.remoteAddress,
+  };
+}
+
+/** Response headers are left out: the status is what an operator reads. */
+function serializeResponse(res: ServerResponse) {
+  return { statusCode: res.statusCode };
+}
+
+/**
+ * Request logging with pino-http: each HTTP request gives one line when its response ends (finished or
+ * closed), `info` below 500 and `error` from 500, with `reqId`, `route` (a low-cardinality label, see
+ * `routeLabel`), `req` (method, redacted URL and headers), `res.statusCode` and `durationMs`. The
+ * request id ({@link requestIdOf}) is echoed in the `X-Request-Id` response header, and `req.log` is a
+ * child logger bound to it for anything logged while serving the request.
+ *
+ * @returns a function to call first for every request, with the request's route label.
+ */
+export function createRequestLogger(
+  logger: Logger,
+): (req: IncomingMessage, res: ServerResponse, route: string) => void {
+  const routes = new WeakMap<IncomingMessage, string>();
+  const middleware = pinoHttp({
+    logger,
+    quietReqLogger: true,
+    wrapSerializers: false,
+    serializers: { req: serializeRequest, res: serializeResponse },
+    customAttributeKeys: { responseTime: 'durationMs' },
+    genReqId: (req, res) => {
+      const id = requestIdOf(req.headers['x-request-id']);
+      res.setHeader('x-request-id', id);
+      return id;
+    },
+    customProps: (req) => ({ route: routes.get(req) ?? 'other' }),
+    customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+    customSuccessMessage: () => 'request completed',
+    customErrorMessage: () => 'request completed',
+    // A 5xx comes with a made-up error from pino-http; the real one was logged where it was thrown.
+    customErrorObject: (_req, res, _error, value) =>
+      res.statusCode >= 500 ? { ...value, err: undefined } : value,
+  });
+  return (req, res, route) => {
+    routes.set(req, route);
+    middleware(req, res);
+  };
+}

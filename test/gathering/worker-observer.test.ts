@@ -1,0 +1,126 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createContext, type Services } from '../../src/context.js';
+import { closeDatabase } from '../../src/db/client.js';
+import { createCatalogSource } from '../../src/gathering/sources/catalog.js';
+import { type SourceAdapter, SourceError } from '../../src/gathering/sources/types.js';
+import { type GatheringTaskSettled, GatheringWorker } from '../../src/gathering/worker.js';
+import { authenticate, viewerForToken } from '../../src/resolvers/authentication.js';
+import {
+  createAvailabilityRequests,
+  getAvailabilityRequest,
+} from '../../src/resolvers/availability-requests.js';
+import { createApplication, createInstance } from '../../src/resolvers/operator.js';
+import { createServices } from '../../src/server/services.js';
+import { tempDatabasePath, testConfig, waitFor } from '../helpers/app.js';
+
+describe('GatheringWorker observers', () => {
+  let services: Services;
+  let removeDatabase: () => void;
+  let worker: GatheringWorker | null;
+
+  beforeEach(async () => {
+    const database = tempDatabasePath();
+    removeDatabase = database.remove;
+    services = await createServices(testConfig(database.path));
+    worker = null;
+  });
+  afterEach(async () => {
+    await worker?.stop();
+    closeDatabase(services.db);
+    removeDatabase();
+  });
+
+  /** A demo tenant with one request at the contract's example address (7 sources); its context and id. */
+  async function requestAtExampleAddress() {
+    const { instance } = await createInstance(services, { name: 'Observer', code: 'OBS', demoCatalog: true });
+    const credentials = await createApplication(services, {
+      instance: instance.id,
+      roles: ['connectivity_check'],
+    });
+    const { authToken } = await authenticate(services, {
+      clientId: credentials.clientId,
+      clientSecret: credentials.clientSecret,
+    });
+    const ctx = createContext(services, await viewerForToken(services, authToken));
+    const { records } = await createAvailabilityRequests(ctx, [
+      { address: { countryCode: 'NL', postalCode: '1016XA', houseNumber: '206' } },
+    ]);
+    return { ctx, id: records[0]?.request.id ?? '' };
+  }
+
+  function createWorker(adapter: SourceAdapter, onTaskSettled: (info: GatheringTaskSettled) => void) {
+    worker = new GatheringWorker({
+      db: services.db,
+      logger: services.logger,
+      clock: services.clock,
+      adapters: new Map([['catalog', adapter]]),
+      concurrency: 4,
+      leaseMs: 10_000,
+      maxAttempts: 3,
+      onChange: () => {},
+      idlePollMs: 20,
+      onTaskSettled,
+    });
+    return worker;
+  }
+
+  it('when attempts succeed, fail for good and fail once, then the observer hears each with its source and fetch time', async () => {
+    const { ctx, id } = await requestAtExampleAddress();
+    const catalog = createCatalogSource(services.db, { latencyScale: 0 });
+    const settled: GatheringTaskSettled[] = [];
+    let tele2Calls = 0;
+    const started = createWorker(
+      {
+        type: 'catalog',
+        async fetchOffers(query) {
+          if (query.source.key === 'colt') throw new SourceError('UNAUTHORIZED', 'Refused.', false);
+          if (query.source.key === 'tele2' && ++tele2Calls === 1)
+            throw new SourceError('UPSTREAM_5XX', 'The supplier answered 503.', true);
+          if (query.source.key === 'zayo') await new Promise((resolve) => setTimeout(resolve, 50));
+          return catalog.fetchOffers(query);
+        },
+      },
+      (info) => settled.push(info),
+    );
+    expect(started.running).toBe(false);
+
+    started.start();
+    await waitFor(
+      () => getAvailabilityRequest(ctx, id),
+      (record) => record.request.status === 'completed',
+    );
+
+    expect(started.running).toBe(true);
+    const outcomes = settled
+      .map(({ sourceKey, outcome }) => `${sourceKey}:${outcome}`)
+      .sort((a, b) => a.localeCompare(b));
+    expect(outcomes).toEqual([
+      'colt:failed',
+      'eurofiber:succeeded',
+      'kpn-wba:succeeded',
+      'kpn-weas:succeeded',
+      'tele2:retried',
+      'tele2:succeeded',
+      'zayo:succeeded',
+      'ziggo:succeeded',
+    ]);
+    expect(settled.find((info) => info.sourceKey === 'zayo')?.durationMs).toBeGreaterThanOrEqual(45);
+    await started.stop();
+    expect(started.running).toBe(false);
+  });
+
+  it('when the observer throws, then gathering goes on as if it were not there', async () => {
+    const { ctx, id } = await requestAtExampleAddress();
+    const catalog = createCatalogSource(services.db, { latencyScale: 0 });
+    createWorker(catalog, () => {
+      throw new Error('observer broke');
+    }).start();
+
+    const done = await waitFor(
+      () => getAvailabilityRequest(ctx, id),
+      (record) => record.request.status === 'completed',
+    );
+
+    expect([done.request.sourcesFinished, done.request.sourcesTotal]).toEqual([7, 7]);
+  });
+});

@@ -1,0 +1,80 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/app.js';
+
+const servers: TestServer[] = [];
+
+/** The probe answers plain JSON (not problem+json) either way, so it is read with fetch. */
+async function readyz(server: TestServer) {
+  const response = await fetch(`${server.app.url}/readyz`);
+  return { status: response.status, body: await response.json() };
+}
+
+async function start(options: { startWorker?: boolean } = {}): Promise<TestServer> {
+  const server = await startTestServer(options);
+  servers.push(server);
+  return server;
+}
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  for (const server of servers.splice(0)) await server.close();
+});
+
+describe('GET /readyz', () => {
+  it('when the database answers and the worker runs, then it is 200 ready', async () => {
+    const server = await start();
+
+    const ready = await readyz(server);
+
+    expect([ready.status, ready.body]).toEqual([200, { status: 'ready', database: true, worker: true }]);
+  });
+
+  it('when the worker has not been started, then it is 503 until it is', async () => {
+    const server = await start({ startWorker: false });
+
+    const before = await readyz(server);
+    server.app.worker.start();
+    const after = await readyz(server);
+
+    expect([before.status, before.body]).toEqual([
+      503,
+      { status: 'not_ready', database: true, worker: false },
+    ]);
+    expect([after.status, after.body]).toEqual([200, { status: 'ready', database: true, worker: true }]);
+  });
+
+  it('when the worker has stopped, then it is 503 with worker false', async () => {
+    const server = await start();
+
+    await server.app.worker.stop();
+    const ready = await readyz(server);
+
+    expect([ready.status, ready.body]).toEqual([503, { status: 'not_ready', database: true, worker: false }]);
+  });
+
+  it('when `select 1` fails, then it is 503 with database false', async () => {
+    const server = await start();
+    const client = server.app.services.db.$client;
+    const prepare = client.prepare.bind(client);
+    vi.spyOn(client, 'prepare').mockImplementation((source: string) => {
+      if (source === 'select 1 as ok') throw new Error('disk I/O error');
+      return prepare(source);
+    });
+
+    const ready = await readyz(server);
+
+    expect([ready.status, ready.body]).toEqual([503, { status: 'not_ready', database: false, worker: true }]);
+  });
+
+  it('when the app begins to stop, then it is not ready from that moment on', async () => {
+    const server = await start();
+    expect(server.app.readiness().status).toBe('ready');
+
+    const stopping = server.app.stop();
+    const during = server.app.readiness();
+    await stopping;
+
+    expect(during.status).toBe('not_ready');
+    expect(server.app.readiness()).toEqual({ status: 'not_ready', database: false, worker: false });
+  });
+});
