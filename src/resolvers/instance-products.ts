@@ -49,6 +49,8 @@ function fitsCurrency(value: number, currency: string): boolean {
 export const instanceProductInputSchema = z
   .strictObject({ ...productFields, mandatory: z.boolean().default(false) })
   .superRefine((product, ctx) => {
+    // Only against a valid currency: a bad code is reported once, on the currency.
+    if (!currencySchema.safeParse(product.currency).success) return;
     for (const key of ['mrc', 'nrc'] as const) {
       if (!fitsCurrency(product[key], product.currency)) {
         ctx.addIssue({

@@ -25,8 +25,30 @@ export function zodProblems(error: z.ZodError, prefix: readonly PropertyKey[] = 
  * @throws {AppError} `VALIDATION` with a problem per invalid field.
  */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, message?: string): z.output<S> {
+  const broken = malformedText(input, []);
+  if (broken.length > 0) throw validationError(broken, message);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const error: AppError = validationError(zodProblems(result.error), message);
   throw error;
+}
+
+/**
+ * Strings that are not well-formed UTF-16 (lone surrogates) cannot be stored as text: SQLite would keep
+ * replacement characters instead, so what is read back would differ from what was accepted.
+ */
+function malformedText(value: unknown, path: PropertyKey[]): FieldProblem[] {
+  if (typeof value === 'string') {
+    return value.isWellFormed() ? [] : [{ path: pointer(path), message: 'is not valid Unicode text' }];
+  }
+  if (Array.isArray(value)) return value.flatMap((item, index) => malformedText(item, [...path, index]));
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, item]) => [
+      ...(key.isWellFormed()
+        ? []
+        : [{ path: pointer([...path, key]), message: 'is not valid Unicode text' }]),
+      ...malformedText(item, [...path, key]),
+    ]);
+  }
+  return [];
 }

@@ -31,7 +31,8 @@ export const builder = new SchemaBuilder<{
     encodeGlobalID: (_typename, id) => String(id),
     decodeGlobalID: (globalID) => {
       const kind = idKind(globalID);
-      return { typename: (kind && nodeTypeByIdKind[kind]) ?? 'Unknown', id: globalID };
+      // An id of no node type is looked up as a request id: it is not found, and node() answers null.
+      return { typename: (kind && nodeTypeByIdKind[kind]) ?? 'AvailabilityRequest', id: globalID };
     },
   },
 });
