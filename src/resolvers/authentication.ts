@@ -30,7 +30,7 @@ export function newCredential(): string {
   return randomBytes(32).toString('base64url');
 }
 
-const authenticationInput = z.union([
+export const authenticationInput = z.union([
   z.strictObject({ clientId: z.string().min(1).max(200), clientSecret: z.string().min(1).max(200) }),
   z.strictObject({ authRefreshToken: z.string().min(1).max(200) }),
 ]);

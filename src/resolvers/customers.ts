@@ -77,7 +77,7 @@ export async function findCustomerForViewer(ctx: Context, id: string): Promise<C
   return loadersFor(ctx).customer.load(id);
 }
 
-const nameFilter = z
+export const nameFilter = z
   .string()
   .max(200)
   .nullish()

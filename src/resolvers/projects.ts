@@ -13,7 +13,7 @@ import { customerRoles } from './customers.js';
 import { type Pagination, pageInput, pageOffset, pagination } from './pagination.js';
 import { parseInput } from './validation.js';
 
-const projectInput = z.strictObject({
+export const projectInput = z.strictObject({
   customerId: z.string().min(1, 'is required').max(100),
   name: z.string().trim().min(1, 'is required').max(200),
 });

@@ -26,13 +26,13 @@ const idList = z
   .nullish()
   .transform((ids) => ids ?? []);
 
-const productIdArrays = {
+export const productIdArrays = {
   availabilityRequestProductIds: idList,
   instanceProductIds: idList,
   mandatoryProductIds: idList,
 };
 
-const createQuoteInput = z.strictObject({
+export const createQuoteInput = z.strictObject({
   name: z.string().trim().min(1, 'is required').max(200),
   customerId: z.string().min(1, 'is required').max(100),
   referenceNumber: z

@@ -15,6 +15,7 @@ import type { Logger } from '../logger.js';
 import { publishRequestChanged } from '../resolvers/availability-events.js';
 import { sendJson } from '../rest/http.js';
 import { MercureHub } from '../rest/mercure.js';
+import { serveApiDocs } from '../rest/openapi/serve.js';
 import { handleRest, sendProblem } from '../rest/router.js';
 import { createGraphQLServer } from './graphql.js';
 import { serveGraphQLOverWebSocket } from './graphql-ws.js';
@@ -85,7 +86,7 @@ export async function startApp(
     },
     onTaskSettled: metrics.onTaskSettled,
   });
-  const yoga = createGraphQLServer(services);
+  const yoga = createGraphQLServer(services, { plugins: [metrics.graphqlPlugin] });
   let stopping: Promise<void> | null = null;
   const readiness = (): Readiness => {
     const database = (() => {
@@ -110,6 +111,7 @@ export async function startApp(
     }
     if (url.pathname === '/metrics') return metrics.serve(req, res);
     if (serveDashboard(req, res, url.pathname)) return;
+    if (serveApiDocs(req, res, url.pathname)) return;
     return handleRest(services, req, res, url);
   };
   const server = createServer((req, res) => {

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { ExecutionArgs } from 'graphql';
+import type { ExecutionArgs, GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Services } from '../context.js';
@@ -64,16 +64,25 @@ export function serveGraphQLOverWebSocket(
           params,
           authToken: connectionToken(ctx.connectionParams, ctx.extra.request.headers),
         });
-        const args = {
+        // Parse and validate before building the context, so a refused query costs no viewer look-up, and
+        // a parse error (or a query over the token limit) is answered as an error, not a closed socket.
+        let document: ReturnType<typeof parse>;
+        try {
+          document = parse(params.query);
+        } catch (error) {
+          if (error instanceof Error && error.name === 'GraphQLError') return [error as GraphQLError];
+          throw error;
+        }
+        const errors = validate(schema, document);
+        if (errors.length > 0) return errors;
+        return {
           schema,
           operationName: params.operationName,
-          document: parse(params.query),
+          document,
           variableValues: params.variables,
           contextValue: await contextFactory(),
           rootValue: { execute, subscribe },
         };
-        const errors = validate(args.schema, args.document);
-        return errors.length > 0 ? errors : args;
       },
     },
     wsServer,

@@ -1,22 +1,119 @@
+import type { IncomingMessage } from 'node:http';
+import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { createYoga, maskError as yogaMaskError } from 'graphql-yoga';
-import { createContext, type Services } from '../context.js';
+import { type GraphQLError, NoSchemaIntrospectionCustomRule, type ValidationContext } from 'graphql';
+import {
+  createGraphQLError,
+  createYoga,
+  type Plugin,
+  type YogaInitialContext,
+  maskError as yogaMaskError,
+} from 'graphql-yoga';
+import { createContext, type Services, type Viewer } from '../context.js';
 import { AppError } from '../errors.js';
-import { viewerForToken } from '../resolvers/authentication.js';
+import { rateLimitHeaders } from '../rate-limits.js';
+import { hashCredential, viewerForToken } from '../resolvers/authentication.js';
 import { schema } from '../schema/index.js';
 import { authTokenFromHeaders } from './auth-header.js';
+import { graphqlIdempotency } from './graphql-idempotency.js';
+import { graphqlLimits } from './graphql-limits.js';
+
+/** What replaces a "Did you mean …?" hint: graphql-armor's own mask, so every hidden hint reads alike. */
+const hiddenSuggestion = '[Suggestion hidden]';
+
+/**
+ * Replaces graphql-js's "Did you mean …?" hints in an error message, which would otherwise reveal the
+ * schema's names. graphql-armor hides them in validation errors only, and misses the "Did you mean the
+ * enum value …?" form; variables are checked later, during execution.
+ */
+function hideSuggestions<E extends Error>(error: E): E {
+  if (error.message.includes('Did you mean')) {
+    error.message = error.message.replace(/Did you mean [^?]*\?/g, hiddenSuggestion);
+  }
+  return error;
+}
 
 /**
  * Maps errors to what GraphQL clients see (DESIGN.md, "Errors (GraphQL)"): an {@link AppError} passes
  * unchanged, carrying its message and `extensions.code` (see `AppError.extensions`); anything unexpected
- * is masked by Yoga's default and logged.
+ * is masked by Yoga's default and logged — with neither message nor stack outside `isDev`.
  */
 function maskError(error: unknown, message: string, isDev?: boolean): Error {
   // Read structurally, not with `instanceof GraphQLError`: a second copy of graphql (ESM next to CJS)
   // must not turn expected errors into masked ones.
   const original = error instanceof Error && 'originalError' in error ? error.originalError : undefined;
   if (original instanceof AppError) return error as Error;
-  return yogaMaskError(error, message, isDev);
+  return hideSuggestions(yogaMaskError(error, message, isDev));
+}
+
+/**
+ * Refuses a document longer than {@link graphqlLimits.maxCharacters} as its parse result, so Yoga answers
+ * it like a syntax error (`GRAPHQL_PARSE_FAILED`, 400 under `application/graphql-response+json`).
+ * Listed after graphql-armor, whose token limit also replaces the parse function.
+ */
+const characterLimit: Plugin = {
+  onParse({ params, setParseFn }) {
+    const length = typeof params.source === 'string' ? params.source.length : params.source.body.length;
+    if (length > graphqlLimits.maxCharacters) {
+      setParseFn(() => {
+        throw createGraphQLError(
+          `Syntax Error: Character limit of ${graphqlLimits.maxCharacters} exceeded, found ${length}.`,
+        );
+      });
+    }
+  },
+};
+
+/** Refuses every `__schema` and `__type` field, wherever it is in the document (`__typename` stays). */
+const noIntrospection: Plugin = {
+  onValidate({ addValidationRule }) {
+    addValidationRule(NoSchemaIntrospectionCustomRule);
+  },
+};
+
+/**
+ * Hides the hints graphql-armor leaves in validation errors (see {@link hideSuggestions}); listed after
+ * graphql-armor so it sees the final result.
+ */
+const noSuggestions: Plugin = {
+  onValidate:
+    () =>
+    ({ valid, result }) => {
+      if (!valid) for (const error of result) hideSuggestions(error);
+    },
+};
+
+/**
+ * Reports a graphql-armor rejection as a validation error instead of throwing it out of `validate`: Yoga
+ * then gives it `GRAPHQL_VALIDATION_FAILED` and HTTP 400 under `application/graphql-response+json`,
+ * like every other invalid document (thrown, it would be a 200 without a code).
+ */
+function reportRejection(context: ValidationContext | null, error: GraphQLError): void {
+  context?.reportError(createGraphQLError(error.message.replace(/^Syntax Error: /, '')));
+}
+
+/**
+ * Everything that refuses a document before any resolver runs: the limits of {@link graphqlLimits},
+ * hidden field suggestions, and — in production — no introspection. graphql-armor's depth and cost
+ * limits skip introspection outside production only, so that GraphiQL can read the schema there.
+ */
+function guardPlugins(production: boolean): Plugin[] {
+  const asValidationError = { propagateOnRejection: false, onReject: [reportRejection] };
+  const armor = new EnvelopArmor<YogaInitialContext>({
+    maxDepth: { n: graphqlLimits.maxDepth, ignoreIntrospection: !production, ...asValidationError },
+    maxAliases: { n: graphqlLimits.maxAliases, ...asValidationError },
+    maxDirectives: { n: graphqlLimits.maxDirectives, ...asValidationError },
+    costLimit: { maxCost: graphqlLimits.maxCost, ignoreIntrospection: !production, ...asValidationError },
+    // Counted while parsing, where there is no validation context: Yoga reports it as a syntax error.
+    maxTokens: { n: graphqlLimits.maxTokens },
+    blockFieldSuggestion: { enabled: true },
+  });
+  return [
+    ...armor.protect().plugins,
+    characterLimit,
+    ...(production ? [noIntrospection] : []),
+    noSuggestions,
+  ];
 }
 
 /**
@@ -24,7 +121,7 @@ function maskError(error: unknown, message: string, isDev?: boolean): Error {
  * headers as REST; an absent, unknown or expired token gives no viewer, and every operation that needs
  * one answers `UNAUTHENTICATED`.
  */
-export function createGraphQLServer(services: Services) {
+export function createGraphQLServer(services: Services, options: { plugins?: Plugin[] } = {}) {
   const production = services.config.NODE_ENV === 'production';
   return createYoga({
     schema,
@@ -34,18 +131,32 @@ export function createGraphQLServer(services: Services) {
     maskedErrors: { maskError, isDev: !production },
     graphiql: production ? false : { title: 'Connectivity Gateway' },
     renderGraphiQL,
-    context: async (initial: { request?: Request; authToken?: string | null }) => {
+    plugins: [...guardPlugins(production), graphqlIdempotency(services), ...(options.plugins ?? [])],
+    // Built after parsing and validation: a refused document costs no database read.
+    context: async (initial: { request?: Request; authToken?: string | null; req?: IncomingMessage }) => {
       // Over HTTP the token is in the request's headers; over WebSocket graphql-ws passes it in.
       const token =
         initial.authToken ??
         (initial.request ? authTokenFromHeaders((name) => initial.request?.headers.get(name)) : null);
-      if (!token) return createContext(services, null);
-      try {
-        return createContext(services, await viewerForToken(services, token));
-      } catch (error) {
-        if (error instanceof AppError) return createContext(services, null);
-        throw error;
+      let viewer: Viewer | null = null;
+      if (token) {
+        try {
+          viewer = await viewerForToken(services, token);
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+        }
       }
+      // The same limits as REST, per token and instance (anonymous calls per client address).
+      const decision =
+        viewer && token
+          ? await services.rateLimits.forCaller(hashCredential(token), viewer.instanceId)
+          : await services.rateLimits.forAnonymous(initial.req?.socket.remoteAddress ?? 'unknown');
+      if (!decision.allowed) {
+        throw createGraphQLError(`Too many requests; try again in ${decision.resetSeconds} s.`, {
+          extensions: { code: 'LIMIT_EXCEEDED', http: { status: 429, headers: rateLimitHeaders(decision) } },
+        });
+      }
+      return createContext(services, viewer);
     },
   });
 }

@@ -1,7 +1,14 @@
 import { routes } from '../rest/routes.js';
 
 /** Paths served outside the REST table, each its own label. */
-const FIXED_PATHS = new Set(['/graphql', '/.well-known/mercure', '/healthz', '/readyz', '/metrics']);
+const FIXED_PATHS = new Set([
+  '/graphql',
+  '/.well-known/mercure',
+  '/healthz',
+  '/readyz',
+  '/metrics',
+  '/openapi.json',
+]);
 
 const restPatterns = routes.map((route) => ({
   pattern: route.path,
@@ -28,6 +35,7 @@ function matches(segments: readonly string[], parts: readonly string[]): boolean
 export function routeLabel(pathname: string): string {
   if (FIXED_PATHS.has(pathname)) return pathname;
   if (pathname === '/dashboard' || pathname.startsWith('/dashboard/')) return '/dashboard';
+  if (pathname === '/docs' || pathname.startsWith('/docs/')) return '/docs';
   const parts = pathname.split('/').slice(1);
   return restPatterns.find((entry) => matches(entry.segments, parts))?.pattern ?? 'other';
 }

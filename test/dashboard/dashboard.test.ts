@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,14 @@ const CHROMIUM_ARGS = [
 ];
 const RESULTS_DIR = fileURLToPath(new URL('../../test-results/', import.meta.url));
 const STATIC_DIR = fileURLToPath(new URL('../../src/dashboard/static/', import.meta.url));
+/** Every file the dashboard is made of: the page, its ES modules and its stylesheets. */
+const STATIC_FILES = readdirSync(STATIC_DIR).sort();
+const STYLESHEETS = STATIC_FILES.filter((file) => file.endsWith('.css'));
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'application/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
 const CSP =
   "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'";
 /** Generous: gathering runs on simulated supplier latency, and CI machines are slow. */
@@ -63,21 +71,30 @@ describe('serving /dashboard', () => {
       expect(response.headers.get('cache-control')).toBe('no-cache');
       const html = await response.text();
       expect(html).toContain('<script type="module" src="/dashboard/app.js"></script>');
-      expect(html).toContain('href="/dashboard/styles.css"');
+      for (const stylesheet of STYLESHEETS) expect(html).toContain(`href="/dashboard/${stylesheet}"`);
     }
   });
 
-  test('the script and the stylesheet have their media types; HEAD and If-None-Match work', async () => {
+  test('the modules and the stylesheets have their media types; HEAD and If-None-Match work', async () => {
     const script = await fetch(`${server.app.url}/dashboard/app.js`);
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
     expect(script.headers.get('content-security-policy')).toBe(CSP);
     expect(await script.text()).toBe(readFileSync(join(STATIC_DIR, 'app.js'), 'utf8'));
 
-    const styles = await fetch(`${server.app.url}/dashboard/styles.css`);
+    const styles = await fetch(`${server.app.url}/dashboard/base.css`);
     expect(styles.status).toBe(200);
     expect(styles.headers.get('content-type')).toBe('text/css; charset=utf-8');
-    await styles.arrayBuffer();
+    expect(await styles.text()).toBe(readFileSync(join(STATIC_DIR, 'base.css'), 'utf8'));
+
+    for (const file of STATIC_FILES.filter((name) => name !== 'index.html')) {
+      const response = await fetch(`${server.app.url}/dashboard/${file}`);
+      expect(response.status, file).toBe(200);
+      expect(response.headers.get('content-type'), file).toBe(
+        CONTENT_TYPES[file.slice(file.lastIndexOf('.'))],
+      );
+      await response.arrayBuffer();
+    }
 
     const head = await fetch(`${server.app.url}/dashboard/app.js`, { method: 'HEAD' });
     expect(head.status).toBe(200);
@@ -117,7 +134,8 @@ describe('serving /dashboard', () => {
   });
 
   test('the page loads nothing from another origin', () => {
-    for (const file of ['index.html', 'app.js', 'styles.css']) {
+    expect(STATIC_FILES).toContain('index.html');
+    for (const file of STATIC_FILES) {
       const text = readFileSync(join(STATIC_DIR, file), 'utf8');
       expect(text, file).not.toMatch(/(?:src|href)\s*=\s*["']?(?:https?:)?\/\//i);
       expect(text, file).not.toMatch(/url\(\s*["']?(?:https?:)?\/\//i);

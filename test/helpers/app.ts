@@ -6,6 +6,7 @@ import type { Role } from '../../src/context.js';
 import { createApplication, createInstance } from '../../src/resolvers/operator.js';
 import { type App, startApp } from '../../src/server/app.js';
 import { ShiftedClock } from './clock.js';
+import { isRestPath, validateRestResponse } from './openapi.js';
 
 /** A fresh temporary directory for one test's database files; removed by the returned function. */
 export function tempDatabasePath(): { path: string; remove(): void } {
@@ -68,6 +69,10 @@ export class ApiClient {
     const response = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
     const text = await response.text();
     const parsed = text === '' ? null : JSON.parse(text);
+    // Every REST response in the whole suite must match the OpenAPI document.
+    if (isRestPath(path)) {
+      validateRestResponse(method, path, response.status, response.headers.get('content-type'), parsed);
+    }
     // Every REST error in the whole suite must be problem+json whose `status` is the HTTP status.
     if (response.status >= 400 && !path.startsWith('/graphql') && !path.startsWith('/dashboard')) {
       const type = response.headers.get('content-type');

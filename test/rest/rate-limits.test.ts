@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/app.js';
+import { type JsonResponse, startTestServer, type TestServer } from '../helpers/app.js';
 
 describe('rate limits', () => {
   let server: TestServer;
@@ -21,7 +21,7 @@ describe('rate limits', () => {
     const calm = await server.tenant();
 
     const statuses: number[] = [];
-    let last: Awaited<ReturnType<typeof busy.api.get>> | null = null;
+    let last: JsonResponse | null = null;
     for (let call = 0; call < 6; call += 1) {
       last = await busy.api.get('/availability-requests');
       statuses.push(last.status);

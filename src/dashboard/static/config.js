@@ -6,6 +6,7 @@ export const PAGE_SIZE = 25;
 export const POLL_MS = 5_000;
 /** …and this often while the event stream is down, to see requests made elsewhere. */
 export const SLOW_POLL_MS = 30_000;
-/** Wait before reconnecting to the event stream; doubled on each failure up to the maximum. */
+/** Wait this long before reconnecting to the event stream; doubled after each failure… */
 export const RECONNECT_MIN_MS = 2_000;
+/** …up to this. */
 export const RECONNECT_MAX_MS = 60_000;

@@ -1,7 +1,9 @@
-// The page's one mutable state, shared by the modules; each module changes only its own fields.
+// The page's one mutable state, shared by its modules: the session, the list, the event stream, the form's
+// options and the open detail.
 
 import { RECONNECT_MIN_MS } from './config.js';
 
+/** Reset in part on sign-out (see `resetList`, `resetDetail`, `stopEvents`, `clearSession`). */
 export const state = {
   /** @type {{authToken: string, refreshToken: string | null, user: any} | null} */
   session: null,

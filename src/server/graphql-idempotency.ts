@@ -51,41 +51,25 @@ function revive(stored: string): ExecutionResult {
 }
 
 /**
- * Rate limits and idempotency for GraphQL over HTTP, the same rules as REST: every request counts against
- * its token's and instance's limits (anonymous ones against the client address), refused with
- * `LIMIT_EXCEEDED` and HTTP 429; a mutation sent with `Idempotency-Key` runs at most once per instance and
- * key — the same request replays the first result, another request with that key is `BAD_USER_INPUT`,
- * one still running is `CONFLICT`.
+ * Idempotency for GraphQL mutations over HTTP, the same rule as REST: a mutation sent with
+ * `Idempotency-Key` runs at most once per instance and key — the same request replays the first result,
+ * another request with that key is `BAD_USER_INPUT`, one still running is `CONFLICT`. Requests without a
+ * key, or that are not mutations, pass untouched.
  */
-export function graphqlGuards(services: Services): Plugin {
+export function graphqlIdempotency(services: Services): Plugin {
   return {
     onParams({ request, params, paramsHandler, setParamsHandler, context }) {
       const token = authTokenFromHeaders((name) => request.headers.get(name));
       const key = request.headers.get('idempotency-key');
+      if (!key || !token || !isMutation(params.query, params.operationName)) return;
       setParamsHandler(async (payload) => {
-        let instanceId: string | null = null;
-        if (token) {
-          try {
-            instanceId = (await viewerForToken(services, token)).instanceId;
-          } catch (error) {
-            if (!(error instanceof AppError)) throw error;
-          }
+        let instanceId: string;
+        try {
+          instanceId = (await viewerForToken(services, token)).instanceId;
+        } catch (error) {
+          if (error instanceof AppError) return paramsHandler(payload);
+          throw error;
         }
-        const decision = instanceId
-          ? await services.rateLimits.forCaller(hashCredential(token ?? ''), instanceId)
-          : await services.rateLimits.forAnonymous(
-              (context as { req?: IncomingMessage }).req?.socket.remoteAddress ?? 'unknown',
-            );
-        if (!decision.allowed) {
-          return refusal(
-            `Too many requests; try again in ${decision.resetSeconds} s.`,
-            'LIMIT_EXCEEDED',
-            429,
-            rateLimitHeaders(decision),
-          );
-        }
-        if (!key || !instanceId || !isMutation(params.query, params.operationName))
-          return paramsHandler(payload);
         const requestHash = createHash('sha256')
           .update(JSON.stringify([params.query, params.operationName ?? null, params.variables ?? null]))
           .digest('hex');

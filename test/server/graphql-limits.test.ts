@@ -1,0 +1,442 @@
+import {
+  type GraphQLObjectType,
+  getIntrospectionQuery,
+  getNamedType,
+  isLeafType,
+  isObjectType,
+} from 'graphql';
+import { createClient } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { schema } from '../../src/schema/index.js';
+import { graphqlLimits } from '../../src/server/graphql-limits.js';
+import { type Json, startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
+
+const admin = ['instance_admin', 'connectivity_check'] as const;
+const { maxDepth, maxAliases, maxDirectives, maxTokens, maxCharacters, maxCost } = graphqlLimits;
+
+/**
+ * A read `depth` fields deep, the `__typename` leaf included, down the schema's own cycle
+ * `customer → projects → edges → node → customer → …`.
+ */
+function deepRead(depth: number): string {
+  const cycle = ['projects', 'edges', 'node', 'customer'];
+  const path = ['customer(id: $id)', ...Array.from({ length: depth - 2 }, (_, i) => cycle[i % cycle.length])];
+  return `${path.join(' { ')} { __typename }${' }'.repeat(path.length - 1)}`;
+}
+
+/** `count` aliased reads of one customer. */
+const aliasedReads = (count: number) =>
+  Array.from({ length: count }, (_, i) => `c${i}: customer(id: $id) { id }`).join(' ');
+
+/**
+ * Every field of a type that needs no argument, nested objects down to `levels` more levels, nested
+ * connections left out: what a client could ask of one node of a list.
+ */
+function everyField(type: GraphQLObjectType, levels: number): string {
+  const fields = Object.values(type.getFields()).filter(
+    (field) => !field.args.some((arg) => arg.type.toString().endsWith('!')),
+  );
+  return fields
+    .flatMap((field) => {
+      const named = getNamedType(field.type);
+      if (isLeafType(named)) return [field.name];
+      if (!isObjectType(named) || named.name.endsWith('Connection') || levels === 0) return [];
+      return [`${field.name} { ${everyField(named, levels - 1)} }`];
+    })
+    .join(' ');
+}
+
+/** A full page (`first: 100`) of every root connection, each with every field of its nodes. */
+const fullPages = Object.values(schema.getQueryType()?.getFields() ?? {}).flatMap((field) => {
+  const connection = getNamedType(field.type);
+  if (!isObjectType(connection) || !connection.name.endsWith('Connection')) return [];
+  const edge = getNamedType(connection.getFields().edges?.type);
+  const node = isObjectType(edge) ? getNamedType(edge.getFields().node?.type) : undefined;
+  if (!isObjectType(node)) return [];
+  const page = `totalCount pageInfo { hasNextPage endCursor } edges { cursor node { ${everyField(node, 3)} } }`;
+  return [{ name: field.name, query: `{ ${field.name}(first: 100) { ${page} } }` }];
+});
+
+/**
+ * Runs `act` and collects the SQL statements the service prepares meanwhile: every query prepares one,
+ * so no statement means no resolver ran.
+ */
+async function countStatements<T>(
+  server: TestServer,
+  act: () => Promise<T>,
+): Promise<{ result: T; statements: number; sql: string[] }> {
+  const client = server.app.services.db.$client;
+  const original = client.prepare;
+  const sql: string[] = [];
+  client.prepare = ((source: string) => {
+    sql.push(source);
+    return original.call(client, source);
+  }) as typeof client.prepare;
+  try {
+    const result = await act();
+    return { result, statements: sql.length, sql };
+  } finally {
+    client.prepare = original;
+  }
+}
+
+/** A customer with one project, so that {@link deepRead} resolves all the way down. */
+async function customerWithProject(tenant: TestTenant): Promise<string> {
+  const created = await tenant.api.graphql(
+    'mutation ($input: CreateCustomerInput!) { createCustomer(input: $input) { customer { id } } }',
+    { input: { name: 'Deep B.V.' } },
+  );
+  const id: string = created.data.createCustomer.customer.id;
+  await tenant.api.graphql(
+    'mutation ($input: CreateProjectInput!) { createProject(input: $input) { project { id } } }',
+    { input: { customerId: id, name: 'Loop' } },
+  );
+  return id;
+}
+
+/**
+ * The depth refusal of a document whose fragment spread puts it past the limit: graphql-armor counts a
+ * spread as levels of its own, so the depth it reports depends on its counting, not on this test.
+ */
+const tooDeepMessage = new RegExp(`^Query depth limit of ${maxDepth} exceeded, found \\d+\\.$`);
+
+/** An error without the `http` hints Yoga drops from HTTP responses but not from WebSocket messages. */
+const asSeenOverHttp = ({ message, extensions: { http: _http, ...extensions } }: Json) => ({
+  message,
+  extensions,
+});
+
+/** A validation error as clients see it: a message and `GRAPHQL_VALIDATION_FAILED`. */
+const refused = (message: string | ReturnType<typeof expect.stringContaining>) => ({
+  message,
+  extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+});
+
+describe('GraphQL limits', () => {
+  let server: TestServer;
+  let tenant: TestTenant;
+  let customerId: string;
+
+  beforeAll(async () => {
+    // No worker: its polling would add statements to the counts.
+    server = await startTestServer({ startWorker: false });
+    tenant = await server.tenant({ roles: [...admin] });
+    customerId = await customerWithProject(tenant);
+  });
+  afterAll(() => server.close());
+
+  const read = (query: string) =>
+    countStatements(server, () => tenant.api.graphql(query, { id: customerId }));
+
+  it(`when a read is ${maxDepth} deep, then it runs; one level deeper, then it is refused before any resolver runs`, async () => {
+    const atLimit = await read(`query ($id: ID!) { ${deepRead(maxDepth)} }`);
+    const over = await read(`query ($id: ID!) { ${deepRead(maxDepth + 1)} }`);
+
+    expect(atLimit.result.errors).toBeUndefined();
+    expect(atLimit.result.data.customer.projects.edges).toHaveLength(1);
+    expect(atLimit.statements).toBeGreaterThan(0);
+    expect(over.result).toEqual({
+      errors: [refused(`Query depth limit of ${maxDepth} exceeded, found ${maxDepth + 1}.`)],
+    });
+    expect(over.statements).toBe(0);
+  });
+
+  it(`when a read has ${maxAliases} aliases, then it runs; one more, then it is refused before any resolver runs`, async () => {
+    const atLimit = await read(`query ($id: ID!) { ${aliasedReads(maxAliases)} }`);
+    const over = await read(`query ($id: ID!) { ${aliasedReads(maxAliases + 1)} }`);
+
+    expect(atLimit.result.errors).toBeUndefined();
+    expect(Object.keys(atLimit.result.data)).toHaveLength(maxAliases);
+    expect(atLimit.statements).toBeGreaterThan(0);
+    expect(over.result).toEqual({
+      errors: [refused(`Aliases limit of ${maxAliases} exceeded, found ${maxAliases + 1}.`)],
+    });
+    expect(over.statements).toBe(0);
+  });
+
+  it.each([
+    {
+      trick: 'the too-deep read is in a fragment named __schema',
+      query: `query ($id: ID!) { ...__schema } fragment __schema on Query { ${deepRead(maxDepth)} }`,
+    },
+    {
+      trick: 'the too-deep read is aliased __schema',
+      query: `query ($id: ID!) { __schema: ${deepRead(maxDepth + 1)} }`,
+    },
+  ])('when $trick, then the depth limit still refuses it before any resolver runs', async ({ query }) => {
+    const { result, statements } = await read(query);
+
+    expect(result).toEqual({ errors: [refused(expect.stringMatching(tooDeepMessage))] });
+    expect(statements).toBe(0);
+  });
+
+  it('when directives, tokens, characters or cost go one past their limit, then each is refused before any resolver runs', async () => {
+    const directives = await read(
+      `query ($id: ID!) { customer(id: $id) { id } ${'__typename @include(if: true) '.repeat(maxDirectives + 1)}}`,
+    );
+    // Already at the limit before the braces: one token per field.
+    const tokens = await read(`query ($id: ID!) { ${'__typename '.repeat(maxTokens)} }`);
+    const padded = `query ($id: ID!) { customer(id: $id) { id } }${' '.repeat(maxCharacters)}`;
+    const characters = await read(padded);
+    const cost = await read(
+      '{ customers(first: 100) { edges { node { availabilityRequests(first: 100) { edges { node { id } } } } } } }',
+    );
+
+    expect(directives.result).toEqual({
+      errors: [refused(`Directives limit of ${maxDirectives} exceeded, found ${maxDirectives + 1}.`)],
+    });
+    expect(tokens.result).toEqual({
+      errors: [
+        {
+          message: `Syntax Error: Token limit of ${maxTokens} exceeded.`,
+          extensions: { code: 'GRAPHQL_PARSE_FAILED' },
+        },
+      ],
+    });
+    expect(characters.result).toEqual({
+      errors: [
+        {
+          message: `Syntax Error: Character limit of ${maxCharacters} exceeded, found ${padded.length}.`,
+          extensions: { code: 'GRAPHQL_PARSE_FAILED' },
+        },
+      ],
+    });
+    expect(cost.result).toEqual({
+      errors: [
+        refused(expect.stringMatching(new RegExp(`^Query Cost limit of ${maxCost} exceeded, found \\d+`))),
+      ],
+    });
+    expect([directives, tokens, characters, cost].map(({ statements }) => statements)).toEqual([0, 0, 0, 0]);
+  });
+
+  it.each(fullPages)(
+    'when a full page of $name asks for every field, then it passes every limit',
+    async ({ query }) => {
+      const result = await tenant.api.graphql(query);
+
+      expect(result.errors).toBeUndefined();
+    },
+  );
+
+  it('when GraphiQL introspects the schema outside production, then its query passes every limit', async () => {
+    const result = await tenant.api.graphql(getIntrospectionQuery());
+
+    expect(result.errors).toBeUndefined();
+    expect(result.data.__schema.queryType).toEqual({ name: 'Query', kind: 'OBJECT' });
+  });
+
+  it('when a client accepts application/graphql-response+json, then a refused document is a 400', async () => {
+    const response = await tenant.api.request('POST', '/graphql', {
+      body: { query: `query ($id: ID!) { ${deepRead(maxDepth + 1)} }`, variables: { id: customerId } },
+      headers: { accept: 'application/graphql-response+json' },
+    });
+
+    expect(response.status).toBe(400);
+    expect(response.body.errors[0].extensions).toEqual({ code: 'GRAPHQL_VALIDATION_FAILED' });
+  });
+
+  it('when first is 101, then availabilityRequests answers BAD_USER_INPUT naming the argument', async () => {
+    const result = await tenant.api.graphql('{ availabilityRequests(first: 101) { totalCount } }');
+
+    expect(result).toEqual({
+      data: null,
+      errors: [
+        {
+          message: 'The connection arguments are invalid.',
+          locations: [{ line: 1, column: 3 }],
+          path: ['availabilityRequests'],
+          extensions: {
+            code: 'BAD_USER_INPUT',
+            problems: [{ path: '/first', message: 'Too big: expected number to be <=100' }],
+          },
+        },
+      ],
+    });
+  });
+
+  it.each([
+    { mistake: 'a misspelt field', query: '{ pricePlan { id } }', variables: {} },
+    { mistake: 'a misspelt argument', query: '{ customers(frist: 1) { totalCount } }', variables: {} },
+    {
+      mistake: 'a misspelt type',
+      query: 'query ($id: Id!) { customer(id: $id) { id } }',
+      variables: { id: 'x' },
+    },
+    {
+      mistake: 'a misspelt input field in the variables',
+      query: 'mutation ($input: CreateCustomerInput!) { createCustomer(input: $input) { customer { id } } }',
+      variables: { input: { nam: 'Acme' } },
+    },
+  ])(
+    'when a query has $mistake, then the error suggests no name from the schema',
+    async ({ query, variables }) => {
+      const result = await tenant.api.graphql(query, variables);
+
+      const messages = (result.errors ?? []).map((error: Json) => error.message).join('\n');
+
+      expect(messages).toContain('[Suggestion hidden]');
+      expect(messages).not.toMatch(/did you mean/i);
+    },
+  );
+
+  it('when a read over WebSocket is one level too deep, then graphql-ws answers the same refusal before any resolver runs', async () => {
+    const client = createClient({
+      url: `${server.app.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authToken: tenant.api.token },
+      retryAttempts: 0,
+    });
+    const operation = (depth: number) =>
+      new Promise<Json>((resolve) => {
+        let data: Json;
+        client.subscribe(
+          { query: `query ($id: ID!) { ${deepRead(depth)} }`, variables: { id: customerId } },
+          {
+            next: (result) => {
+              data = result;
+            },
+            error: (errors) => resolve({ errors: (errors as Json[]).map(asSeenOverHttp) }),
+            complete: () => resolve(data),
+          },
+        );
+      });
+    try {
+      const atLimit = await countStatements(server, () => operation(maxDepth));
+      const over = await countStatements(server, () => operation(maxDepth + 1));
+
+      expect(atLimit.result.errors).toBeUndefined();
+      expect(atLimit.statements).toBeGreaterThan(0);
+      expect(over.result).toEqual({
+        errors: [refused(`Query depth limit of ${maxDepth} exceeded, found ${maxDepth + 1}.`)],
+      });
+      // graphql-ws's onSubscribe (src/server/graphql-ws.ts) builds the context, looking up the viewer,
+      // before it validates; nothing else may touch the database.
+      expect(over.sql.filter((sql) => !sql.includes('from "auth_tokens"'))).toEqual([]);
+    } finally {
+      await client.dispose();
+    }
+  });
+});
+
+describe('GraphQL in production mode', () => {
+  let server: TestServer;
+  let tenant: TestTenant;
+  let customerId: string;
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { NODE_ENV: 'production' }, startWorker: false });
+    tenant = await server.tenant({ roles: [...admin] });
+    customerId = await customerWithProject(tenant);
+  });
+  afterAll(() => server.close());
+
+  const read = (query: string, variables: Record<string, unknown> = {}) =>
+    countStatements(server, () => tenant.api.graphql(query, variables));
+  const introspectionDisabled = (field: string) =>
+    refused(
+      `GraphQL introspection has been disabled, but the requested query contained the field "${field}".`,
+    );
+
+  it('when the schema is introspected, then it is refused', async () => {
+    const { result, statements } = await read('{ __schema { types { name } } }');
+
+    expect(result).toEqual({
+      errors: [
+        { ...introspectionDisabled('__schema'), locations: [{ line: 1, column: 3 }] },
+        { ...introspectionDisabled('types'), locations: [{ line: 1, column: 14 }] },
+      ],
+    });
+    expect(statements).toBe(0);
+  });
+
+  it.each([
+    {
+      trick: 'hidden in a fragment named __schema',
+      query: 'query { ...__schema } fragment __schema on Query { __schema { queryType { name } } }',
+      fields: ['__schema', 'queryType'],
+    },
+    {
+      trick: 'hidden in a named fragment',
+      query:
+        'query { pricePlans { id } ...Types } fragment Types on Query { __type(name: "Query") { name } }',
+      fields: ['__type'],
+    },
+    {
+      trick: 'hidden in an inline fragment',
+      query: 'query { ... on Query { __type(name: "Customer") { fields { name } } } }',
+      fields: ['__type', 'fields'],
+    },
+  ])(
+    'when introspection is $trick, then it is refused before any resolver runs',
+    async ({ query, fields }) => {
+      const { result, statements } = await read(query);
+
+      expect(result.data).toBeUndefined();
+      expect(result.errors?.map(({ message, extensions }: Json) => ({ message, extensions }))).toEqual(
+        fields.map(introspectionDisabled),
+      );
+      expect(statements).toBe(0);
+    },
+  );
+
+  it('when a too-deep read is in a fragment named __schema, then the depth limit refuses it before any resolver runs', async () => {
+    const { result, statements } = await read(
+      `query ($id: ID!) { ...__schema } fragment __schema on Query { ${deepRead(maxDepth)} }`,
+      { id: customerId },
+    );
+
+    expect(result).toEqual({ errors: [refused(expect.stringMatching(tooDeepMessage))] });
+    expect(statements).toBe(0);
+  });
+
+  it('when __typename is asked without a token, then it answers', async () => {
+    const result = await server.anonymous.graphql('{ __typename }');
+
+    expect(result).toEqual({ data: { __typename: 'Query' } });
+  });
+
+  it('when storage fails unexpectedly, then the error is masked: no message, SQL or stack', async () => {
+    const client = server.app.services.db.$client;
+    client.exec('ALTER TABLE instance_products RENAME TO instance_products_away');
+    let response: Json;
+    try {
+      response = await tenant.api.request('POST', '/graphql', {
+        body: { query: '{ instanceProducts { id } }' },
+      });
+    } finally {
+      client.exec('ALTER TABLE instance_products_away RENAME TO instance_products');
+    }
+
+    expect(response.body).toEqual({
+      data: null,
+      errors: [
+        {
+          message: 'Unexpected error.',
+          locations: [{ line: 1, column: 3 }],
+          path: ['instanceProducts'],
+          extensions: { code: 'INTERNAL_SERVER_ERROR' },
+        },
+      ],
+    });
+    expect(JSON.stringify(response.body)).not.toMatch(/instance_products|sqlite|stack|\.ts:/i);
+  });
+
+  it('when a browser asks for /graphql, then there is no GraphiQL', async () => {
+    const response = await fetch(`${server.app.url}/graphql`, { headers: { accept: 'text/html' } });
+    const body = await response.text();
+
+    expect(response.headers.get('content-type') ?? '').not.toContain('text/html');
+    expect(body).not.toMatch(/graphiql/i);
+  });
+
+  it('when operations are sent as a batch, then the batch is refused', async () => {
+    const response = await tenant.api.request('POST', '/graphql', {
+      body: [{ query: '{ __typename }' }, { query: '{ __typename }' }],
+    });
+
+    expect(response.body).toEqual({
+      errors: [{ message: 'Batching is not supported.', extensions: { code: 'BAD_REQUEST' } }],
+    });
+  });
+});
