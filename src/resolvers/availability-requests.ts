@@ -67,16 +67,21 @@ export async function createAvailabilityRequests(
   const resolved: NewAvailabilityRequest[] = [];
   // Geocoding may call out (PDOK): a few addresses at a time, results kept in input order.
   const limit = pLimit(8);
-  const addresses = await Promise.all(
+  const elements = await Promise.all(
     batch.map((element, index) =>
-      limit(() =>
-        resolveAddress(ctx, element.address, (code) => optionsByCountry.get(code), `/${index}/address`),
-      ),
+      limit(async () => ({
+        element,
+        index,
+        ...(await resolveAddress(
+          ctx,
+          element.address,
+          (code) => optionsByCountry.get(code),
+          `/${index}/address`,
+        )),
+      })),
     ),
   );
-  for (const [index, element] of batch.entries()) {
-    const { address, problems: addressProblems } = addresses[index] ?? { address: null, problems: [] };
-    if (!address) continue;
+  for (const { element, index, address, problems: addressProblems } of elements) {
     problems.push(...addressProblems);
     if (address.countryCode !== '' && !optionsByCountry.has(address.countryCode)) {
       optionsByCountry.set(
