@@ -63,7 +63,7 @@ function catalogueLine(product: InstanceProductRow): NewQuoteLine {
 
 /**
  * Turns the product-id arrays into quote lines (snapshots of name, kind, bandwidth / term and sale
- * prices), followed by the instance's mandatory products that were not named. Every id must be a product
+ * prices), followed by the instance's mandatory products in the quote's currency that were not named. Every id must be a product
  * of the caller's instance of the kind its array says, priced in the quote's currency; repeated ids count
  * once.
  *
@@ -115,9 +115,11 @@ export async function buildQuoteLines(
       'mandatory product',
     );
   });
+  // Mandatory products are added in the quote's currency: an instance selling in several currencies keeps
+  // one mandatory item per currency, and one in another currency never blocks a quote.
   for (const product of await listInstanceProducts(ctx.db, instanceId, true)) {
-    if (!lines.some((line) => line.productId === product.id)) {
-      take(catalogueLine(product), '/mandatoryProductIds', `mandatory product ${product.name}`);
+    if (product.currency === currency && !lines.some((line) => line.productId === product.id)) {
+      lines.push(catalogueLine(product));
     }
   }
   return { lines, problems };

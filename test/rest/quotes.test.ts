@@ -182,7 +182,7 @@ describe('POST /quotes', () => {
     });
   });
 
-  it('when the customer prefers USD, then the quote is in USD and every EUR product is refused, writing nothing', async () => {
+  it('when the customer prefers USD, then the quote is in USD, every EUR product named is refused and EUR mandatory products are not added', async () => {
     const dollars = await customerId(tenant, { name: 'Yankee Inc.', preferred_currency: 'USD' });
     const plain = await server.tenant({ code: 'QTUSD', demoCatalog: false });
     const plainDollars = await customerId(plain, { name: 'Yankee Inc.', preferred_currency: 'USD' });
@@ -203,11 +203,12 @@ describe('POST /quotes', () => {
       invalid(notCreated, [
         { path: '/availability_request_product_ids/0', message: mismatch },
         { path: '/instance_product_ids/0', message: mismatch },
-        { path: '/mandatory_product_ids', message: mismatch },
-        { path: '/mandatory_product_ids', message: mismatch },
       ]),
     );
     expect(rowCounts(server, tenant.instanceId)).toEqual(before);
+    const withoutProducts = await tenant.api.post('/quotes', { name: 'Dollars only', customer_id: dollars });
+    expect(withoutProducts.status).toBe(201);
+    expect(withoutProducts.body.data).toMatchObject({ currency: 'USD', products: [], total_products: 0 });
     expect(accepted.status).toBe(201);
     const empty = { currency: 'USD', products: [], total_products: 0, total_mrc: 0, total_nrc: 0 };
     expect(accepted.body.data).toMatchObject(empty);
