@@ -1,38 +1,9 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, type TestTenant, tempDatabasePath } from '../helpers/app.js';
+import { runCli } from '../helpers/cli.js';
 
-const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 const sourceId = expect.stringMatching(/^src_[0-9a-z]{26}$/);
 const secret = 'supplier-secret-5b0e7d21';
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the operator CLI as a child process on `databasePath`, as an operator would. */
-function runCli(databasePath: string, args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: projectRoot,
-      env: { ...process.env, DATABASE_URL: databasePath, LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 const database = tempDatabasePath();
 let server: TestServer;
