@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type StaticFile, StaticFiles } from '../static-files.js';
 
 const STATIC_DIR = fileURLToPath(new URL('./static/', import.meta.url));
 
@@ -45,47 +45,33 @@ const STYLESHEETS = [
   'utilities.css',
 ] as const;
 
-/** The only files the dashboard serves: request name under `/dashboard/` → file and media type. */
-const FILES: ReadonlyMap<string, { file: string; contentType: string }> = new Map([
-  ['', { file: 'index.html', contentType: HTML }],
-  ...MODULES.map((name) => [name, { file: name, contentType: JAVASCRIPT }] as const),
-  ...STYLESHEETS.map((name) => [name, { file: name, contentType: CSS }] as const),
-]);
+/** A file of the static folder. */
+const file = (name: string, contentType: string): StaticFile => ({
+  read: () => readFileSync(join(STATIC_DIR, name)),
+  contentType,
+});
 
-/** Headers on every dashboard response: no framing, no sniffing, nothing from another origin. */
-const SECURITY_HEADERS = {
-  'content-security-policy':
-    "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'same-origin',
-} as const;
-
-interface CachedFile {
-  body: Buffer;
-  contentType: string;
-  etag: string;
-}
-
-const cache = new Map<string, CachedFile>();
-
-function load(name: string): CachedFile | null {
-  const cached = cache.get(name);
-  if (cached) return cached;
-  const entry = FILES.get(name);
-  if (!entry) return null;
-  const body = readFileSync(join(STATIC_DIR, entry.file));
-  const file: CachedFile = {
-    body,
-    contentType: entry.contentType,
-    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
-  };
-  cache.set(name, file);
-  return file;
-}
+/**
+ * The only files the dashboard serves, by name under `/dashboard/`, with headers on every response: no
+ * framing, no sniffing, nothing from another origin.
+ */
+const FILES = new StaticFiles(
+  new Map([
+    ['', file('index.html', HTML)],
+    ...MODULES.map((name) => [name, file(name, JAVASCRIPT)] as const),
+    ...STYLESHEETS.map((name) => [name, file(name, CSS)] as const),
+  ]),
+  {
+    'content-security-policy':
+      "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'same-origin',
+  },
+);
 
 function sendText(res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}) {
   res.writeHead(status, {
-    ...SECURITY_HEADERS,
+    ...FILES.securityHeaders,
     'content-type': 'text/plain; charset=utf-8',
     'content-length': Buffer.byteLength(text),
     'cache-control': 'no-cache',
@@ -124,23 +110,6 @@ export function serveDashboard(req: IncomingMessage, res: ServerResponse, pathna
     sendText(res, 405, 'Method not allowed: use GET or HEAD.\n', { allow: 'GET, HEAD' });
     return true;
   }
-  const file = load(name);
-  if (!file) {
-    sendText(res, 404, 'Not found.\n');
-    return true;
-  }
-  const headers = {
-    ...SECURITY_HEADERS,
-    'content-type': file.contentType,
-    'cache-control': 'no-cache',
-    etag: file.etag,
-  };
-  if (req.headers['if-none-match'] === file.etag) {
-    res.writeHead(304, headers);
-    res.end();
-    return true;
-  }
-  res.writeHead(200, { ...headers, 'content-length': file.body.length });
-  res.end(req.method === 'HEAD' ? undefined : file.body);
+  if (!FILES.send(req, res, name)) sendText(res, 404, 'Not found.\n');
   return true;
 }

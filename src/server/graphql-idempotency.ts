@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { type ExecutionResult, getOperationAST, parse } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
@@ -9,8 +8,7 @@ import {
   releaseIdempotencyKey,
 } from '../db/queries/idempotency.js';
 import { AppError } from '../errors.js';
-import { rateLimitHeaders } from '../rate-limits.js';
-import { hashCredential, viewerForToken } from '../resolvers/authentication.js';
+import { viewerForToken } from '../resolvers/authentication.js';
 import { IDEMPOTENCY_TTL_MS } from '../rest/idempotency.js';
 import { authTokenFromHeaders } from './auth-header.js';
 
@@ -58,7 +56,7 @@ function revive(stored: string): ExecutionResult {
  */
 export function graphqlIdempotency(services: Services): Plugin {
   return {
-    onParams({ request, params, paramsHandler, setParamsHandler, context }) {
+    onParams({ request, params, paramsHandler, setParamsHandler }) {
       const token = authTokenFromHeaders((name) => request.headers.get(name));
       const key = request.headers.get('idempotency-key');
       if (!key || !token || !isMutation(params.query, params.operationName)) return;

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { AppError } from '../../errors.js';
+import { StaticFiles } from '../../static-files.js';
 import { sendJson } from '../http.js';
 import { toProblem } from '../problem.js';
 import { DOCS_HTML, DOCS_INIT_JS } from './docs-page.js';
@@ -39,42 +39,30 @@ const FILES: ReadonlyMap<string, { source: Source; contentType: string }> = new 
 ]);
 
 /**
- * Same origin only, no inline script or style; `data:` images for the icons inlined in Swagger UI's
- * stylesheet.
+ * The served files. Security headers: same origin only, no inline script or style; `data:` images for the
+ * icons inlined in Swagger UI's stylesheet.
  */
-const SECURITY_HEADERS = {
-  'content-security-policy':
-    "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; " +
-    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'same-origin',
-} as const;
-
-interface CachedFile {
-  body: Buffer;
-  contentType: string;
-  etag: string;
-}
-
-const cache = new Map<string, CachedFile>();
-
-/** The file at `path`, read (or made) once and kept in memory; null when `path` is not in {@link FILES}. */
-function load(path: string): CachedFile | null {
-  const cached = cache.get(path);
-  if (cached) return cached;
-  const entry = FILES.get(path);
-  if (!entry) return null;
-  const { source } = entry;
-  const body =
-    'package' in source ? readFileSync(join(SWAGGER_UI_DIR, source.package)) : Buffer.from(source.text());
-  const file: CachedFile = {
-    body,
-    contentType: entry.contentType,
-    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
-  };
-  cache.set(path, file);
-  return file;
-}
+const STATIC = new StaticFiles(
+  new Map(
+    [...FILES].map(([path, { source, contentType }]) => [
+      path,
+      {
+        contentType,
+        read: () =>
+          'package' in source
+            ? readFileSync(join(SWAGGER_UI_DIR, source.package))
+            : Buffer.from(source.text()),
+      },
+    ]),
+  ),
+  {
+    'content-security-policy':
+      "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; " +
+      "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'same-origin',
+  },
+);
 
 function sendProblem(res: ServerResponse, error: AppError): void {
   const problem = toProblem(error);
@@ -96,7 +84,7 @@ function sendProblem(res: ServerResponse, error: AppError): void {
  */
 export function serveApiDocs(req: IncomingMessage, res: ServerResponse, pathname: string): boolean {
   const path = pathname === '/docs/' ? '/docs' : pathname;
-  if (!FILES.has(path)) {
+  if (!STATIC.has(path)) {
     if (!path.startsWith('/docs/')) return false;
     sendProblem(res, new AppError('NOT_FOUND', `No route ${pathname}.`));
     return true;
@@ -106,20 +94,5 @@ export function serveApiDocs(req: IncomingMessage, res: ServerResponse, pathname
     sendProblem(res, new AppError('METHOD_NOT_ALLOWED', `Use GET, HEAD on ${pathname}.`));
     return true;
   }
-  const file = load(path);
-  if (!file) return false;
-  const headers = {
-    ...SECURITY_HEADERS,
-    'content-type': file.contentType,
-    'cache-control': 'no-cache',
-    etag: file.etag,
-  };
-  if (req.headers['if-none-match'] === file.etag) {
-    res.writeHead(304, headers);
-    res.end();
-    return true;
-  }
-  res.writeHead(200, { ...headers, 'content-length': file.body.length });
-  res.end(req.method === 'HEAD' ? undefined : file.body);
-  return true;
+  return STATIC.send(req, res, path);
 }
