@@ -1,0 +1,126 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** The repository root, for child processes' working directory. */
+export const repositoryRoot = new URL('../../', import.meta.url).pathname;
+
+/** A free TCP port on 127.0.0.1 (the OS picks it; it is released before being returned). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A server started in its own process for a measurement. */
+export interface ServerProcess {
+  url: string;
+  port: number;
+  pid: number;
+  child: ChildProcess;
+  /** Peak resident set size so far (Linux `VmHWM`), in MiB; null when /proc is not readable. */
+  peakRssMiB(): number | null;
+  /** Current resident set size (Linux `VmRSS`), in MiB; null when /proc is not readable. */
+  rssMiB(): number | null;
+  /** SIGTERM, then SIGKILL after 5 s; resolves when the process is gone. */
+  stop(): Promise<void>;
+}
+
+function procStatusMiB(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Starts `node [nodeArgs] script` from the repository root with `PORT` and `HOST=127.0.0.1` set, and
+ * waits until `GET readyPath` answers 2xx (30 s at most). TypeScript scripts run through tsx's loader
+ * in the same process, so the pid measured is the server's own. Output goes to /dev/null unless
+ * `BENCH_VERBOSE` is set, so logging costs the server what it costs in production, not a pipe reader.
+ *
+ * @throws Error when the process exits or does not become ready in time.
+ */
+export async function startServer(options: {
+  script: string;
+  env?: Record<string, string>;
+  nodeArgs?: string[];
+  readyPath?: string;
+}): Promise<ServerProcess> {
+  const port = await freePort();
+  const output = process.env.BENCH_VERBOSE ? 'inherit' : openSync('/dev/null', 'w');
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', options.script], {
+    cwd: repositoryRoot,
+    env: { ...process.env, ...options.env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', output, output],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let gone = false;
+  void exited.then(() => {
+    gone = true;
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (gone) throw new Error(`${options.script} exited before it was ready`);
+    try {
+      const response = await fetch(`${url}${options.readyPath ?? '/'}`);
+      await response.arrayBuffer();
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${options.script} was not ready within 30 s`);
+    }
+    await sleep(100);
+  }
+  const pid = child.pid ?? 0;
+  return {
+    url,
+    port,
+    pid,
+    child,
+    peakRssMiB: () => procStatusMiB(pid, 'VmHWM'),
+    rssMiB: () => procStatusMiB(pid, 'VmRSS'),
+    stop: async () => {
+      if (gone) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * Samples a process's resident set size (VmRSS) every `intervalMs` until `stop()` is called, and returns
+ * the highest value seen, in MiB (null when /proc is not readable). Use it around one load, so servers
+ * that serve several loads in a row report each load's own peak.
+ */
+export function watchRss(pid: number, intervalMs = 50): { stop(): number | null } {
+  let peak: number | null = procStatusMiB(pid, 'VmRSS');
+  const timer = setInterval(() => {
+    const now = procStatusMiB(pid, 'VmRSS');
+    if (now !== null && (peak === null || now > peak)) peak = now;
+  }, intervalMs);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      const now = procStatusMiB(pid, 'VmRSS');
+      if (now !== null && (peak === null || now > peak)) peak = now;
+      return peak;
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * Shapes shared by the benchmark harness (`npm run bench`), its scenarios and its report.
+ *
+ * Every scenario measures a *subject* (the gateway) and a *baseline* (a raw server doing the same work)
+ * in the same run, alternating A/B/A/B, so the ratio between them is what a reader compares across
+ * machines — absolute figures are not comparable between runs.
+ */
+
+/** One measured run of one server under one load. */
+export interface Measurement {
+  /** Scenario id, e.g. `rest-list`. */
+  scenario: string;
+  /** `baseline` (A) or `gateway` (B). */
+  role: 'baseline' | 'gateway';
+  /** What ran, e.g. `raw node:http + better-sqlite3` or `gateway REST`. */
+  label: string;
+  /** 1-based round of the A/B/A/B sequence. */
+  round: number;
+  /** Operations per second (requests, or delivered messages for fan-out); null when not meaningful. */
+  throughput: number | null;
+  /** Unit of {@link throughput}, e.g. `req/s`, `msg/s`. */
+  throughputUnit: string;
+  /** Latency percentiles in milliseconds (request latency, or publish→receive for fan-out). */
+  p50Ms: number | null;
+  p99Ms: number | null;
+  /** Peak resident set size of the server process during the run (VmHWM), in MiB. */
+  peakRssMiB: number | null;
+  /** Errors seen by the load generator (non-2xx, resets, timeouts, lost messages). */
+  errors: number;
+  /** Scenario-specific figures (e.g. `rssPerSubscriberKiB`, `boundMs`, `wallMs`). */
+  extra: Record<string, number>;
+}
+
+/** What every scenario gets from the harness. */
+export interface BenchContext {
+  /** `--quick`: fewer and shorter rounds, smaller fan-out; the whole run stays under two minutes. */
+  quick: boolean;
+  /** Seconds each HTTP load lasts. */
+  durationSeconds: number;
+  /** Concurrent connections of each HTTP load. */
+  connections: number;
+  /** The seeded data set (see `seed.ts`). */
+  dataset: Dataset;
+  /** Writes a progress line to stderr. */
+  log(message: string): void;
+}
+
+/** The seeded benchmark database and the credentials into it. */
+export interface Dataset {
+  /** Path of the pristine seeded SQLite file; scenarios copy it before writing (see `copyDataset`). */
+  databasePath: string;
+  instances: DatasetInstance[];
+}
+
+/** One seeded instance. */
+export interface DatasetInstance {
+  id: string;
+  code: string;
+  clientId: string;
+  clientSecret: string;
+  /** Availability requests seeded in this instance. */
+  availabilityRequests: number;
+  /** Customers seeded in this instance. */
+  customers: number;
+}
+
+/** A benchmark scenario: runs A/B/A/B itself and returns every measurement in run order. */
+export interface Scenario {
+  id: string;
+  /** One line for the report: what is measured. */
+  title: string;
+  /** The target from issue 8, as text for the report (e.g. `≥ 0.75 × ceiling`). */
+  target: string;
+  run(context: BenchContext): Promise<Measurement[]>;
+}
