@@ -28,8 +28,8 @@ export interface Services {
   geocoder: Geocoder;
   /** Request limits per token, instance and anonymous client address. */
   rateLimits: RateLimits;
-  /** HS256 key for the `sse_jwt`. */
-  signingKey: Uint8Array;
+  /** HS256 key for the `sse_jwt`, imported once (see `createServices`). */
+  signingKey: CryptoKey;
   /** Tells the gathering worker that new tasks are waiting (no-op where no worker runs, e.g. the CLI). */
   wakeGathering(): void;
 }

@@ -11,18 +11,44 @@ export function availabilityRequestTopic(instanceId: string): string {
 }
 
 /**
+ * How long an issued `sse_jwt` is handed out again before a new one is signed. The claims depend only on
+ * the instance and the issue time, so every caller of an instance within this window gets the same token,
+ * still valid for at least {@link EVENT_STREAM_TOKEN_TTL_SECONDS} − 60 s; a list page polled by many
+ * dashboards then costs no signature per request.
+ */
+export const EVENT_STREAM_TOKEN_REUSE_SECONDS = 60;
+
+/** Tokens issued per signing key (one key per running service), by instance id. */
+const issuedTokens = new WeakMap<CryptoKey, Map<string, { token: string; issuedAt: number }>>();
+
+/**
  * Issues the `sse_jwt` of the caller's instance: an HS256 JWT in the Mercure claim format
  * `{exp, mercure: {publish: [], subscribe: ["<instance_id>/availability_request"]}}` (DESIGN.md, "Events";
- * Mercure spec, "Authorization"), valid for {@link EVENT_STREAM_TOKEN_TTL_SECONDS}.
+ * Mercure spec, "Authorization"), valid for {@link EVENT_STREAM_TOKEN_TTL_SECONDS} from its `iat`.
+ * A token of the same instance issued less than {@link EVENT_STREAM_TOKEN_REUSE_SECONDS} ago is returned
+ * again instead of signing a new one.
  *
  * @throws {AppError} `UNAUTHENTICATED` without a viewer.
  */
 export async function issueEventStreamToken(ctx: Context): Promise<string> {
   const viewer = requireViewer(ctx, ['connectivity_check']);
-  const issuedAt = Math.floor(ctx.clock.now().getTime() / 1000);
-  return new SignJWT({ mercure: { publish: [], subscribe: [availabilityRequestTopic(viewer.instanceId)] } })
+  const now = Math.floor(ctx.clock.now().getTime() / 1000);
+  let issued = issuedTokens.get(ctx.signingKey);
+  if (!issued) {
+    issued = new Map();
+    issuedTokens.set(ctx.signingKey, issued);
+  }
+  const cached = issued.get(viewer.instanceId);
+  if (cached && now >= cached.issuedAt && now - cached.issuedAt < EVENT_STREAM_TOKEN_REUSE_SECONDS) {
+    return cached.token;
+  }
+  const token = await new SignJWT({
+    mercure: { publish: [], subscribe: [availabilityRequestTopic(viewer.instanceId)] },
+  })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setIssuedAt(issuedAt)
-    .setExpirationTime(issuedAt + EVENT_STREAM_TOKEN_TTL_SECONDS)
+    .setIssuedAt(now)
+    .setExpirationTime(now + EVENT_STREAM_TOKEN_TTL_SECONDS)
     .sign(ctx.signingKey);
+  issued.set(viewer.instanceId, { token, issuedAt: now });
+  return token;
 }

@@ -10,6 +10,20 @@ import { createLogger, type Logger } from '../logger.js';
 import { RateLimits } from '../rate-limits.js';
 
 /**
+ * The HS256 key of `secret` (its UTF-8 bytes), imported once: jose would otherwise import a raw key on
+ * every signature and verification.
+ */
+function importSigningKey(secret: string): Promise<CryptoKey> {
+  return crypto.subtle.importKey(
+    'raw',
+    new TextEncoder().encode(secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign', 'verify'],
+  );
+}
+
+/**
  * Opens the database (applying migrations) and builds the shared services. The `sse_jwt` signing key is
  * `TOKEN_SIGNING_SECRET` when set, else a random secret generated on first start and kept in the database.
  */
@@ -39,7 +53,7 @@ export async function createServices(
         : offline,
     clock: options.clock ?? systemClock,
     events: createEventBus(),
-    signingKey: new TextEncoder().encode(secret),
+    signingKey: await importSigningKey(secret),
     wakeGathering: options.wakeGathering ?? (() => {}),
   };
 }

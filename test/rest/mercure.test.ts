@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { EventSource } from 'eventsource';
-import { SignJWT } from 'jose';
+import { decodeJwt, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   contractExampleBatch,
@@ -378,6 +378,24 @@ describe('Mercure event stream: token expiry and shutdown', () => {
     server = await startTestServer({ env: { SOURCE_LATENCY_SCALE: '0.05' } });
   });
   afterAll(() => server.close());
+
+  it('when the list is read again within a minute, then the same sse_jwt; a minute later, a newly issued one', async () => {
+    const tenant = await server.tenant();
+    const first = await sseJwtOf(tenant);
+    server.clock.advance(59 * 1000);
+    const again = await sseJwtOf(tenant);
+    server.clock.advance(1000);
+    const renewed = await sseJwtOf(tenant);
+
+    expect(again).toBe(first);
+    expect(renewed).not.toBe(first);
+    const issued = decodeJwt(first);
+    expect(decodeJwt(renewed)).toEqual({
+      iat: (issued.iat as number) + 60,
+      exp: (issued.iat as number) + 60 + 600,
+      mercure: { publish: [], subscribe: [topicOf(tenant)] },
+    });
+  });
 
   it('when the sse_jwt is older than 10 minutes, then 401 problem+json and no stream', async () => {
     const tenant = await server.tenant();

@@ -1,6 +1,7 @@
-import { and, eq, gt, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import { newId } from '../../ids.js';
 import type { Db } from '../client.js';
+import { preparedQuery } from '../prepared.js';
 import { applications, authTokens, users } from '../schema/index.js';
 import type { UserRow } from './tenancy.js';
 
@@ -94,6 +95,22 @@ export async function rotateRefreshToken(
   );
 }
 
+const liveToken = preparedQuery((db) =>
+  db
+    .select({ token: authTokens, user: users })
+    .from(authTokens)
+    .innerJoin(users, eq(users.id, authTokens.userId))
+    .where(
+      and(
+        eq(authTokens.tokenHash, sql.placeholder('tokenHash')),
+        eq(authTokens.kind, sql.placeholder('kind')),
+        isNull(authTokens.revokedAt),
+        gt(authTokens.expiresAt, sql.placeholder('nowMs')),
+      ),
+    )
+    .prepare(),
+);
+
 /** A live (unexpired, unrevoked) token of the given kind with its user, or undefined. */
 export async function findLiveToken(
   db: Db,
@@ -101,18 +118,6 @@ export async function findLiveToken(
   tokenHash: string,
   now: Date,
 ): Promise<{ tokenId: string; applicationId: string; user: UserRow } | undefined> {
-  const row = db
-    .select({ token: authTokens, user: users })
-    .from(authTokens)
-    .innerJoin(users, eq(users.id, authTokens.userId))
-    .where(
-      and(
-        eq(authTokens.tokenHash, tokenHash),
-        eq(authTokens.kind, kind),
-        isNull(authTokens.revokedAt),
-        gt(authTokens.expiresAt, now),
-      ),
-    )
-    .get();
+  const row = liveToken(db).get({ tokenHash, kind, nowMs: now.getTime() });
   return row && { tokenId: row.token.id, applicationId: row.token.applicationId, user: row.user };
 }

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, or, sql } from 'drizzle-orm';
 import { newId } from '../../ids.js';
 import type { Db } from '../client.js';
+import { preparedQuery, preparedVariants } from '../prepared.js';
 import {
   addresses,
   availabilityRequestProducts,
@@ -135,19 +136,41 @@ export async function insertAvailabilityRequests(
 
 const recordColumns = { request: availabilityRequests, address: addresses };
 
+const requestById = preparedQuery((db) =>
+  db
+    .select(recordColumns)
+    .from(availabilityRequests)
+    .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId))
+    .where(
+      and(
+        eq(availabilityRequests.instanceId, sql.placeholder('instanceId')),
+        eq(availabilityRequests.id, sql.placeholder('id')),
+      ),
+    )
+    .prepare(),
+);
+
 /** One request of an instance by id, or undefined (also for another instance's id). */
 export async function findAvailabilityRequest(
   db: Db,
   instanceId: string,
   id: string,
 ): Promise<AvailabilityRequestRecord | undefined> {
-  return db
-    .select(recordColumns)
-    .from(availabilityRequests)
-    .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId))
-    .where(and(eq(availabilityRequests.instanceId, instanceId), eq(availabilityRequests.id, id)))
-    .get();
+  return requestById(db).get({ instanceId, id });
 }
+
+const requestCount = preparedVariants((db, scope: 'instance' | 'customer') =>
+  db
+    .select({ n: sql<number>`count(*)` })
+    .from(availabilityRequests)
+    .where(
+      and(
+        eq(availabilityRequests.instanceId, sql.placeholder('instanceId')),
+        scope === 'customer' ? eq(availabilityRequests.customerId, sql.placeholder('customerId')) : undefined,
+      ),
+    )
+    .prepare(),
+);
 
 /** Number of requests of an instance (of one customer when `customerId` is given). */
 export async function countAvailabilityRequests(
@@ -155,14 +178,23 @@ export async function countAvailabilityRequests(
   instanceId: string,
   customerId?: string | null,
 ): Promise<number> {
-  return db.$count(
-    availabilityRequests,
-    and(
-      eq(availabilityRequests.instanceId, instanceId),
-      customerId ? eq(availabilityRequests.customerId, customerId) : undefined,
-    ),
-  );
+  const row = customerId
+    ? requestCount(db, 'customer').get({ instanceId, customerId })
+    : requestCount(db, 'instance').get({ instanceId });
+  return row?.n ?? 0;
 }
+
+const requestsPage = preparedQuery((db) =>
+  db
+    .select(recordColumns)
+    .from(availabilityRequests)
+    .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId))
+    .where(eq(availabilityRequests.instanceId, sql.placeholder('instanceId')))
+    .orderBy(desc(availabilityRequests.createdAt), desc(availabilityRequests.id))
+    .limit(sql.placeholder('limit'))
+    .offset(sql.placeholder('offset'))
+    .prepare(),
+);
 
 /** A page of an instance's requests, newest first, ties broken by id (so pages never overlap). */
 export async function listAvailabilityRequestsPage(
@@ -170,15 +202,7 @@ export async function listAvailabilityRequestsPage(
   instanceId: string,
   page: { offset: number; limit: number },
 ): Promise<AvailabilityRequestRecord[]> {
-  return db
-    .select(recordColumns)
-    .from(availabilityRequests)
-    .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId))
-    .where(eq(availabilityRequests.instanceId, instanceId))
-    .orderBy(desc(availabilityRequests.createdAt), desc(availabilityRequests.id))
-    .limit(page.limit)
-    .offset(page.offset)
-    .all();
+  return requestsPage(db).all({ instanceId, limit: page.limit, offset: page.offset });
 }
 
 /** A position in the newest-first order of requests: creation time and id. */
@@ -203,13 +227,31 @@ export async function sliceAvailabilityRequests(
   },
 ): Promise<AvailabilityRequestRecord[]> {
   const { from, direction } = slice;
+  const variant =
+    `${direction}:${from === null ? 'first' : 'after'}:${slice.customerId ? 'customer' : 'instance'}` as const;
+  return requestSlice(db, variant).all({
+    instanceId,
+    customerId: slice.customerId ?? null,
+    limit: slice.limit,
+    fromCreatedAtMs: from?.createdAt.getTime() ?? null,
+    fromId: from?.id ?? null,
+  });
+}
+
+type SliceVariant = `${'older' | 'newer'}:${'first' | 'after'}:${'customer' | 'instance'}`;
+
+/** The keyset queries behind {@link sliceAvailabilityRequests}, one per direction, bound and scope. */
+const requestSlice = preparedVariants((db, variant: SliceVariant) => {
+  const [direction, start, scope] = variant.split(':');
   const t = availabilityRequests;
+  const createdAt = sql.placeholder('fromCreatedAtMs');
+  const id = sql.placeholder('fromId');
   const bound =
-    from === null
+    start === 'first'
       ? undefined
       : direction === 'older'
-        ? or(lt(t.createdAt, from.createdAt), and(eq(t.createdAt, from.createdAt), lt(t.id, from.id)))
-        : or(gt(t.createdAt, from.createdAt), and(eq(t.createdAt, from.createdAt), gt(t.id, from.id)));
+        ? or(lt(t.createdAt, createdAt), and(eq(t.createdAt, createdAt), lt(t.id, id)))
+        : or(gt(t.createdAt, createdAt), and(eq(t.createdAt, createdAt), gt(t.id, id)));
   const order = direction === 'older' ? [desc(t.createdAt), desc(t.id)] : [asc(t.createdAt), asc(t.id)];
   return db
     .select(recordColumns)
@@ -217,15 +259,15 @@ export async function sliceAvailabilityRequests(
     .innerJoin(addresses, eq(addresses.id, t.addressId))
     .where(
       and(
-        eq(t.instanceId, instanceId),
-        slice.customerId ? eq(t.customerId, slice.customerId) : undefined,
+        eq(t.instanceId, sql.placeholder('instanceId')),
+        scope === 'customer' ? eq(t.customerId, sql.placeholder('customerId')) : undefined,
         bound,
       ),
     )
     .orderBy(...order)
-    .limit(slice.limit)
-    .all();
-}
+    .limit(sql.placeholder('limit'))
+    .prepare();
+});
 
 /** Outcome of one source for one request, for the single-request view. */
 export interface SourceOutcome {

@@ -1,0 +1,54 @@
+import type { Db } from './client.js';
+
+/**
+ * A drizzle query prepared once per database handle instead of once per call.
+ *
+ * drizzle's query builder rebuilds the SQL text and better-sqlite3 re-prepares the statement on every
+ * `.all()`/`.get()`; on a hot read (a list page, the auth-token check) that costs more than SQLite's own
+ * work. `build` is called on first use for each handle with `sql.placeholder(...)` in place of values, and
+ * its `.prepare()`d query is kept for as long as the handle lives (a WeakMap, so closed test databases are
+ * collected).
+ *
+ * Placeholder values are bound as they are given: drizzle does not apply a column's mapping to them, so
+ * pass driver values (milliseconds for `timestamp_ms` columns, JSON text for JSON columns).
+ *
+ * @example
+ *   const byId = preparedQuery((db) =>
+ *     db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare());
+ *   byId(db).get({ id });
+ */
+export function preparedQuery<T>(build: (db: Db) => T): (db: Db) => T {
+  const cache = new WeakMap<Db, T>();
+  return (db) => {
+    let query = cache.get(db);
+    if (query === undefined) {
+      query = build(db);
+      cache.set(db, query);
+    }
+    return query;
+  };
+}
+
+/**
+ * Like {@link preparedQuery}, for a query whose shape varies with a few options (a keyset query with or
+ * without its bound, ascending or descending): one prepared query per handle and `variant` key.
+ * Keep the set of keys small and fixed — each key holds a prepared statement for the handle's lifetime.
+ */
+export function preparedVariants<K extends string, T>(
+  build: (db: Db, variant: K) => T,
+): (db: Db, variant: K) => T {
+  const cache = new WeakMap<Db, Map<K, T>>();
+  return (db, variant) => {
+    let queries = cache.get(db);
+    if (queries === undefined) {
+      queries = new Map();
+      cache.set(db, queries);
+    }
+    let query = queries.get(variant);
+    if (query === undefined) {
+      query = build(db, variant);
+      queries.set(variant, query);
+    }
+    return query;
+  };
+}
