@@ -10,6 +10,7 @@ export const errorCodes = {
   NOT_FOUND: { status: 404, graphql: 'NOT_FOUND', title: 'Not found' },
   METHOD_NOT_ALLOWED: { status: 405, graphql: 'BAD_REQUEST', title: 'Method not allowed' },
   CONFLICT: { status: 409, graphql: 'CONFLICT', title: 'Conflict' },
+  LENGTH_REQUIRED: { status: 411, graphql: 'BAD_REQUEST', title: 'Length required' },
   PAYLOAD_TOO_LARGE: { status: 413, graphql: 'BAD_REQUEST', title: 'Payload too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, graphql: 'BAD_REQUEST', title: 'Unsupported media type' },
   VALIDATION: { status: 422, graphql: 'BAD_USER_INPUT', title: 'Invalid input' },

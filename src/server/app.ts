@@ -18,6 +18,7 @@ import { MercureHub } from '../rest/mercure.js';
 import { serveApiDocs } from '../rest/openapi/serve.js';
 import { handleRest, sendProblem } from '../rest/router.js';
 import { createGraphQLServer } from './graphql.js';
+import { graphqlBodyRefusal, sendGraphQLRefusal } from './graphql-body-limit.js';
 import { serveGraphQLOverWebSocket } from './graphql-ws.js';
 import { AppMetrics } from './metrics.js';
 import { createRequestLogger } from './request-log.js';
@@ -102,7 +103,11 @@ export async function startApp(
   const logRequest = createRequestLogger(services.logger);
 
   const handle = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
-    if (url.pathname === '/graphql') return yoga.requestListener(req, res);
+    if (url.pathname === '/graphql') {
+      const refusal = graphqlBodyRefusal(req.headers);
+      if (refusal) return sendGraphQLRefusal(res, refusal);
+      return yoga.requestListener(req, res);
+    }
     if (url.pathname === '/.well-known/mercure') return mercure.handle(req, res, url);
     if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (url.pathname === '/readyz') {

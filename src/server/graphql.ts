@@ -127,6 +127,9 @@ export function createGraphQLServer(services: Services, options: { plugins?: Plu
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    // Checked on Content-Length in front of Yoga instead (see graphql-body-limit.ts): Yoga's own check
+    // streams every body through a TransformStream.
+    maxRequestBodySize: false,
     logging: services.logger,
     maskedErrors: { maskError, isDev: !production },
     graphiql: production ? false : { title: 'Connectivity Gateway' },
