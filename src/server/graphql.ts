@@ -16,6 +16,7 @@ import { hashCredential, viewerForToken } from '../resolvers/authentication.js';
 import { schema } from '../schema/index.js';
 import { authTokenFromHeaders } from './auth-header.js';
 import { graphqlIdempotency } from './graphql-idempotency.js';
+import { compiledExecution } from './graphql-jit.js';
 import { graphqlLimits } from './graphql-limits.js';
 
 /** What replaces a "Did you mean …?" hint: graphql-armor's own mask, so every hidden hint reads alike. */
@@ -134,7 +135,12 @@ export function createGraphQLServer(services: Services, options: { plugins?: Plu
     maskedErrors: { maskError, isDev: !production },
     graphiql: production ? false : { title: 'Connectivity Gateway' },
     renderGraphiQL,
-    plugins: [...guardPlugins(production), graphqlIdempotency(services), ...(options.plugins ?? [])],
+    plugins: [
+      ...guardPlugins(production),
+      ...compiledExecution(services.logger),
+      graphqlIdempotency(services),
+      ...(options.plugins ?? []),
+    ],
     // Built after parsing and validation: a refused document costs no database read.
     context: async (initial: { request?: Request; authToken?: string | null; req?: IncomingMessage }) => {
       // Over HTTP the token is in the request's headers; over WebSocket graphql-ws passes it in.
