@@ -49,7 +49,16 @@ export interface BenchContext {
 export interface Dataset {
   /** Path of the pristine seeded SQLite file; scenarios copy it before writing (see `copyDataset`). */
   databasePath: string;
+  /**
+   * Every seeded instance, in this order: BENCHA, BENCHB, BENCHC (the demo catalogue and the seeded
+   * requests; BENCHA also has the customers), then FANOUT (see {@link fanout}).
+   */
   instances: DatasetInstance[];
+  /**
+   * FANOUT: no catalogue and no sources, so every request created there is stored `completed` and
+   * publishes exactly one event (for the fan-out scenarios).
+   */
+  fanout: DatasetInstance;
 }
 
 /** One seeded instance. */
@@ -71,5 +80,31 @@ export interface Scenario {
   title: string;
   /** The target from issue 8, as text for the report (e.g. `≥ 0.75 × ceiling`). */
   target: string;
+  /**
+   * The target in checkable form; the report says "met" when every goal holds on the summary, and gives
+   * no verdict when there are none (a reference scenario, or a target not yet expressed as goals).
+   */
+  goals?: Goal[];
   run(context: BenchContext): Promise<Measurement[]>;
+  /**
+   * Releases what the scenario kept beyond its run (servers shared between scenarios). The harness calls it
+   * once after the last scenario, also after a failure; it must tolerate being called for a scenario that
+   * never ran.
+   */
+  dispose?(): Promise<void>;
+}
+
+/**
+ * One checkable bound on a scenario's summary (see `bench/lib/report.ts`):
+ * - `throughputRatio`: median gateway throughput ÷ median baseline throughput;
+ * - `p99Ratio`: median gateway p99 ÷ median baseline p99;
+ * - `gatewayP99Ms`: the gateway's median p99 in milliseconds;
+ * - `extra:<name>`: the median over the gateway's rounds of `Measurement.extra[name]`.
+ */
+export interface Goal {
+  metric: 'throughputRatio' | 'p99Ratio' | 'gatewayP99Ms' | `extra:${string}`;
+  /** The metric must be ≥ this. */
+  atLeast?: number;
+  /** The metric must be ≤ this; a latency target such as "p99 < 50 ms" is written `atMost: 50`. */
+  atMost?: number;
 }

@@ -1,0 +1,170 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { repositoryRoot } from './lib/process.js';
+import {
+  machineInfo,
+  ratioConvention,
+  renderMachine,
+  renderScenario,
+  type ScenarioSummary,
+  summariseScenario,
+} from './lib/report.js';
+import { loadDataset } from './lib/seed.js';
+import type { BenchContext, Measurement, Scenario } from './lib/types.js';
+import { httpScenarios } from './scenarios/http.js';
+
+/*
+ * `npm run bench [-- --quick] [-- --only id,id] [-- --duration s] [-- --connections n]`: seeds (or reuses)
+ * the data set, runs the scenarios in order — HTTP, fan-out, gathering — each A/B/A/B against its baseline,
+ * prints a table per scenario, and writes every measurement to bench/results/<timestamp>.json and
+ * bench/results/latest.json. Exits 1 when a scenario failed (e.g. the gateway answered errors).
+ */
+
+const usage =
+  'usage: npm run bench -- [--quick] [--only <scenario-id,...>] [--duration <seconds>] [--connections <n>]';
+
+function parseFlags() {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${usage}\n`);
+    process.exit(0);
+  }
+  const positive = (value: string | undefined, name: string) => {
+    if (value === undefined) return undefined;
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || parsed <= 0)
+      throw new Error(`--${name} must be a positive number\n${usage}`);
+    return parsed;
+  };
+  const only = values.only
+    ?.split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
+  return {
+    quick: values.quick ?? false,
+    only: only && only.length > 0 ? only : null,
+    durationSeconds: positive(values.duration, 'duration') ?? (values.quick ? 2 : 10),
+    connections: positive(values.connections, 'connections') ?? 10,
+  };
+}
+
+/**
+ * Loads a scenario module written in parallel with this harness (`scenarios/fanout.ts`, `scenarios/gathering.ts`)
+ * by its path, so the harness runs and type-checks whether or not the module is there yet; a missing one is
+ * left out with a note. The contract is only the export names: `fanoutScenarios(): Scenario[]` and
+ * `gatheringScenario(): Scenario`.
+ */
+async function optionalScenarios(name: 'fanout' | 'gathering'): Promise<Scenario[]> {
+  const specifier = `./scenarios/${name}.js`;
+  let module: { fanoutScenarios?: () => Scenario[]; gatheringScenario?: () => Scenario };
+  try {
+    module = await import(specifier);
+  } catch (error) {
+    const missing = (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND';
+    if (!missing || !String((error as Error).message).includes(`scenarios/${name}`)) throw error;
+    log(`bench/scenarios/${name}.ts is not there: its scenarios are left out`);
+    return [];
+  }
+  if (name === 'fanout' && module.fanoutScenarios) return module.fanoutScenarios();
+  if (name === 'gathering' && module.gatheringScenario) return [module.gatheringScenario()];
+  throw new Error(
+    `bench/scenarios/${name}.ts does not export ${name === 'fanout' ? 'fanoutScenarios' : 'gatheringScenario'}`,
+  );
+}
+
+function log(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+async function main(): Promise<number> {
+  const flags = parseFlags();
+  const all: Scenario[] = [
+    ...httpScenarios(),
+    ...(await optionalScenarios('fanout')),
+    ...(await optionalScenarios('gathering')),
+  ];
+  const unknown = (flags.only ?? []).filter((id) => !all.some((scenario) => scenario.id === id));
+  if (unknown.length > 0) {
+    throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${all.map((s) => s.id).join(', ')}`);
+  }
+  const selected = flags.only ? all.filter((scenario) => flags.only?.includes(scenario.id)) : all;
+  const machine = machineInfo();
+  const startedAt = new Date();
+  process.stdout.write(`${renderMachine(machine)}\n${ratioConvention}\n\n`);
+
+  const dispose = async () => {
+    for (const scenario of all) await scenario.dispose?.().catch(() => {});
+  };
+  const interrupt = () => {
+    log('interrupted: stopping servers');
+    void dispose().then(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+
+  const measurements: Measurement[] = [];
+  const summaries: ScenarioSummary[] = [];
+  try {
+    const context: BenchContext = {
+      quick: flags.quick,
+      durationSeconds: flags.durationSeconds,
+      connections: flags.connections,
+      dataset: await loadDataset(log),
+      log,
+    };
+    for (const scenario of selected) {
+      log(`${scenario.id}: ${scenario.title}`);
+      let error: string | undefined;
+      try {
+        measurements.push(...(await scenario.run(context)));
+      } catch (caught) {
+        error = caught instanceof Error ? caught.message : String(caught);
+        log(`${scenario.id} FAILED: ${error}`);
+      }
+      const summary = summariseScenario(scenario, measurements, error);
+      summaries.push(summary);
+      process.stdout.write(`${renderScenario(summary)}\n\n`);
+    }
+  } finally {
+    await dispose();
+  }
+
+  const directory = join(repositoryRoot, 'bench/results');
+  mkdirSync(directory, { recursive: true });
+  const document = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    flags,
+    machine,
+    ratioConvention,
+    summaries,
+    measurements,
+  };
+  const json = `${JSON.stringify(document, null, 2)}\n`;
+  const path = join(directory, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(path, json);
+  writeFileSync(join(directory, 'latest.json'), json);
+  const failed = summaries.filter((summary) => summary.error !== undefined);
+  if (failed.length > 0) process.stdout.write(`FAILED: ${failed.map((summary) => summary.id).join(', ')}\n`);
+  process.stdout.write(
+    `results written to ${relative(process.cwd(), path)} (and bench/results/latest.json)\n`,
+  );
+  return failed.length > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,325 @@
+import { ok, strictEqual } from 'node:assert/strict';
+import { type HttpLoad, measureLoad, runLoad } from '../lib/load.js';
+import { createRandom, demoCatalogAreas, dutchAddress } from '../lib/nl-data.js';
+import type { ServerProcess } from '../lib/process.js';
+import type { BenchContext, Goal, Measurement, Scenario } from '../lib/types.js';
+import {
+  assertGraphqlMatchesRest,
+  assertSameRestList,
+  assertSameText,
+  fetchText,
+  HttpServers,
+  type RunningServers,
+} from './http-servers.js';
+
+/*
+ * The HTTP scenarios of issue 8. Each runs A/B/A/B — baseline, gateway, baseline, gateway — after a short
+ * warm-up of both, with autocannon, on servers shared by all HTTP scenarios (see `http-servers.ts`). Before
+ * loading, each checks that the two sides answer the same documents, so the ratio compares equal work.
+ */
+
+/** Connections of the batch-create loads: a few resellers submitting at once, not a flood. */
+export const WRITE_CONNECTIONS = 2;
+/** The `filter[name]` fragment of `customers-filter`: common in Dutch company names ("Bouwbedrijf"). */
+export const CUSTOMER_NAME_FRAGMENT = 'bouw';
+
+const listPath = '/availability-requests?page_size=25';
+const restListShape = (body: string) => body.startsWith('{"data":[{"id":"avr_') && body.endsWith('}}');
+
+/** The GraphQL list query, selecting exactly the fields of the REST list document. */
+export const graphqlListQuery = `query BenchList {
+  availabilityRequests(first: 25) {
+    totalCount
+    edges { node {
+      id createdAt updatedAt status networksProgressPercentage
+      address { id street city continentCode countryCode postalCode houseNumber houseNumberAddition
+                coordinates { latitude longitude } }
+      filters { contractTerms connectionTypes bandwidths { download upload } technologyTypes networks }
+    } }
+  }
+}`;
+
+/** What a scenario loads: one request shape per side, after checking both answer alike. */
+interface PreparedLoads {
+  baseline: HttpLoad;
+  subject: HttpLoad;
+  /** Figures per request, reported per second in `extra` (e.g. `addressesPerSecond`). */
+  perRequest?: Record<string, number>;
+}
+
+interface HttpScenarioSpec {
+  id: string;
+  title: string;
+  target: string;
+  goals?: Goal[];
+  baselineLabel: string;
+  subjectLabel: string;
+  /** The measured side: the gateway, or the stock Yoga hello-world for the reference scenario. */
+  subject: 'gateway' | 'yoga';
+  connections?: number;
+  prepare(servers: RunningServers, subject: ServerProcess): Promise<PreparedLoads>;
+}
+
+function auth(servers: RunningServers): Record<string, string> {
+  return { 'x-auth-token': servers.token };
+}
+
+/** The REST list page (the token is ignored by the raw ceiling): the baseline of every read scenario. */
+function listLoad(servers: RunningServers): HttpLoad {
+  return { method: 'GET', path: listPath, headers: auth(servers), verifyBody: restListShape };
+}
+
+/**
+ * `count` request bodies of `size` Dutch addresses each (deterministic), as resellers send them: address
+ * fields with the postal code written `1016 XA`, one in ten elements narrowed to a 36-month term.
+ */
+export function batchBodies(size: number, count: number): string[] {
+  const random = createRandom(size * 7919);
+  const areas = demoCatalogAreas();
+  return Array.from({ length: count }, () =>
+    JSON.stringify(
+      Array.from({ length: size }, () => {
+        const place = dutchAddress(random, areas);
+        return {
+          address: {
+            country_code: 'NL',
+            street: place.street,
+            house_number: place.houseNumber,
+            ...(place.houseNumberAddition ? { house_number_addition: place.houseNumberAddition } : {}),
+            postal_code: place.postalCode,
+            city: place.city,
+          },
+          ...(random.chance(0.1) ? { contract_terms: [36] } : {}),
+        };
+      }),
+    ),
+  );
+}
+
+function createSpec(size: number): HttpScenarioSpec {
+  return {
+    id: `rest-create-${size}`,
+    title: `REST POST /availability-requests, ${size} NL addresses per request, ${WRITE_CONNECTIONS} connections`,
+    target: size === 100 ? 'gateway p99 < 50 ms' : 'none in issue 8 (reference for rest-create-100)',
+    ...(size === 100 ? { goals: [{ metric: 'gatewayP99Ms', atMost: 50 }] } : {}),
+    baselineLabel: 'raw node:http + better-sqlite3 (1 tx)',
+    subjectLabel: 'gateway REST',
+    subject: 'gateway',
+    connections: WRITE_CONNECTIONS,
+    prepare: async (servers) => {
+      const bodies = batchBodies(size, 32);
+      const created = (body: string) => body.startsWith('{"data":[{"id":"avr_');
+      const post = (server: ServerProcess) =>
+        fetchText(`${server.url}/availability-requests`, {
+          method: 'POST',
+          headers: { ...auth(servers), 'content-type': 'application/json' },
+          body: bodies[0],
+        });
+      const [gateway, raw] = await Promise.all([post(servers.gateway), post(servers.raw)]);
+      strictEqual(
+        gateway.status,
+        201,
+        `gateway create answered ${gateway.status}: ${gateway.text.slice(0, 500)}`,
+      );
+      strictEqual(raw.status, 201, `baseline create answered ${raw.status}: ${raw.text.slice(0, 500)}`);
+      const gatewayBody = JSON.parse(gateway.text) as { data: unknown[]; message: string };
+      const rawBody = JSON.parse(raw.text) as { data: unknown[]; message: string };
+      strictEqual(gatewayBody.data.length, size);
+      strictEqual(rawBody.data.length, size);
+      strictEqual(rawBody.message, gatewayBody.message);
+      const load = {
+        method: 'POST',
+        path: '/availability-requests',
+        headers: auth(servers),
+        bodies,
+        verifyBody: created,
+      } as const;
+      return { baseline: load, subject: load, perRequest: { addressesPerSecond: size } };
+    },
+  };
+}
+
+const specs: HttpScenarioSpec[] = [
+  {
+    id: 'rest-list',
+    title: 'REST GET /availability-requests?page_size=25 (newest page of 33,334, with count and sse_jwt)',
+    target: 'gateway ≥ 0.75 × the raw ceiling (throughput ratio)',
+    goals: [{ metric: 'throughputRatio', atLeast: 0.75 }],
+    baselineLabel: 'raw node:http + better-sqlite3',
+    subjectLabel: 'gateway REST',
+    subject: 'gateway',
+    prepare: async (servers) => {
+      const [gateway, raw] = await Promise.all([
+        fetchText(`${servers.gateway.url}${listPath}`, { headers: auth(servers) }),
+        fetchText(`${servers.raw.url}${listPath}`),
+      ]);
+      strictEqual(
+        gateway.status,
+        200,
+        `gateway list answered ${gateway.status}: ${gateway.text.slice(0, 500)}`,
+      );
+      strictEqual(raw.status, 200);
+      assertSameRestList(gateway.text, raw.text);
+      return { baseline: listLoad(servers), subject: listLoad(servers) };
+    },
+  },
+  {
+    id: 'graphql-list',
+    title: 'GraphQL availabilityRequests(first: 25), the REST list fields + totalCount',
+    target: 'gateway ≥ 0.6 × the raw REST ceiling (throughput ratio)',
+    goals: [{ metric: 'throughputRatio', atLeast: 0.6 }],
+    baselineLabel: 'raw node:http + better-sqlite3 (REST page)',
+    subjectLabel: 'gateway GraphQL',
+    subject: 'gateway',
+    prepare: async (servers) => {
+      const body = JSON.stringify({ query: graphqlListQuery });
+      const headers = { ...auth(servers), 'content-type': 'application/json' };
+      const [gateway, raw] = await Promise.all([
+        fetchText(`${servers.gateway.url}/graphql`, { method: 'POST', headers, body }),
+        fetchText(`${servers.raw.url}${listPath}`),
+      ]);
+      strictEqual(
+        gateway.status,
+        200,
+        `gateway GraphQL answered ${gateway.status}: ${gateway.text.slice(0, 500)}`,
+      );
+      assertGraphqlMatchesRest(gateway.text, raw.text);
+      const expected = gateway.text;
+      return {
+        baseline: listLoad(servers),
+        subject: {
+          method: 'POST',
+          path: '/graphql',
+          headers: auth(servers),
+          bodies: [body],
+          verifyBody: (b) => b === expected,
+        },
+      };
+    },
+  },
+  {
+    id: 'yoga-hello',
+    title: 'reference: stock graphql-yoga `{ hello }` against the raw REST list ceiling (Yoga’s floor)',
+    target: 'none (reference: what a stock Yoga costs before any work)',
+    baselineLabel: 'raw node:http + better-sqlite3 (REST page)',
+    subjectLabel: 'stock graphql-yoga hello-world',
+    subject: 'yoga',
+    prepare: async (servers, yoga) => {
+      const body = JSON.stringify({ query: '{ hello }' });
+      const expected = '{"data":{"hello":"world"}}';
+      const answer = await fetchText(`${yoga.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      strictEqual(answer.text, expected);
+      return {
+        baseline: listLoad(servers),
+        subject: { method: 'POST', path: '/graphql', bodies: [body], verifyBody: (b) => b === expected },
+      };
+    },
+  },
+  {
+    id: 'customers-filter',
+    title: `REST GET /customers?filter[name]=${CUSTOMER_NAME_FRAGMENT} (first page of 25 among 10,000 customers)`,
+    target: 'none in issue 8 (reference)',
+    baselineLabel: 'raw node:http + better-sqlite3',
+    subjectLabel: 'gateway REST',
+    subject: 'gateway',
+    prepare: async (servers) => {
+      const path = `/customers?filter[name]=${CUSTOMER_NAME_FRAGMENT}`;
+      const [gateway, raw] = await Promise.all([
+        fetchText(`${servers.gateway.url}${path}`, { headers: auth(servers) }),
+        fetchText(`${servers.raw.url}${path}`),
+      ]);
+      strictEqual(
+        gateway.status,
+        200,
+        `gateway customers answered ${gateway.status}: ${gateway.text.slice(0, 500)}`,
+      );
+      assertSameText('customer list', gateway.text, raw.text);
+      const total = (JSON.parse(gateway.text) as { pagination: { total_items: number } }).pagination
+        .total_items;
+      ok(total > 25, `only ${total} customers match "${CUSTOMER_NAME_FRAGMENT}"`);
+      const load: HttpLoad = {
+        method: 'GET',
+        path,
+        headers: auth(servers),
+        verifyBody: (b) => b === gateway.text,
+      };
+      return { baseline: load, subject: load };
+    },
+  },
+  // Writes last: they change what the lists above would return.
+  createSpec(10),
+  createSpec(100),
+];
+
+async function runSpec(
+  spec: HttpScenarioSpec,
+  pool: HttpServers,
+  context: BenchContext,
+): Promise<Measurement[]> {
+  const servers = await pool.servers(context);
+  const subject = spec.subject === 'yoga' ? await pool.yogaServer() : servers.gateway;
+  const loads = await spec.prepare(servers, subject);
+  const connections = spec.connections ?? context.connections;
+  const warmUp = { durationSeconds: context.quick ? 1 : 3, connections };
+  for (const [server, load] of [
+    [servers.raw, loads.baseline],
+    [subject, loads.subject],
+  ] as const) {
+    // The raw list page is several scenarios' baseline: warm each server on each request once.
+    if (!pool.firstWarmUp(server, load)) continue;
+    context.log(`${spec.id}: warm-up ${warmUp.durationSeconds} s on ${server.url}${load.path}`);
+    const result = await runLoad(server.url, load, warmUp);
+    if (result.errors > 0) {
+      throw new Error(`${spec.id} warm-up: ${result.errors} errors (${JSON.stringify(result.statuses)})`);
+    }
+  }
+  const options = {
+    durationSeconds: context.durationSeconds,
+    connections,
+    perRequest: loads.perRequest ?? {},
+  };
+  const measurements: Measurement[] = [];
+  for (const round of [1, 2]) {
+    for (const role of ['baseline', 'gateway'] as const) {
+      const isBaseline = role === 'baseline';
+      const measurement = await measureLoad(
+        {
+          scenario: spec.id,
+          role,
+          label: isBaseline ? spec.baselineLabel : spec.subjectLabel,
+          round,
+          server: isBaseline ? servers.raw : subject,
+        },
+        isBaseline ? loads.baseline : loads.subject,
+        options,
+      );
+      context.log(
+        `${spec.id}: round ${round} ${role}: ${measurement.throughput?.toFixed(0)} req/s, ` +
+          `p99 ${measurement.p99Ms?.toFixed(2)} ms`,
+      );
+      measurements.push(measurement);
+    }
+  }
+  return measurements;
+}
+
+/**
+ * The HTTP scenarios in run order — `rest-list`, `graphql-list`, `yoga-hello`, `customers-filter`,
+ * `rest-create-10`, `rest-create-100` — sharing one gateway, one raw-http ceiling and (for `yoga-hello`) one
+ * stock Yoga. Each scenario's `dispose()` stops the shared servers; the harness calls it after the last one.
+ */
+export function httpScenarios(): Scenario[] {
+  const pool = new HttpServers();
+  return specs.map((spec) => ({
+    id: spec.id,
+    title: spec.title,
+    target: spec.target,
+    ...(spec.goals ? { goals: spec.goals } : {}),
+    run: (context) => runSpec(spec, pool, context),
+    dispose: () => pool.dispose(),
+  }));
+}
