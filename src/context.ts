@@ -34,9 +34,18 @@ export interface Services {
   wakeGathering(): void;
 }
 
+/**
+ * Which part of a subscription's stream to produce when subscribers share one execution
+ * (see `src/server/shared-subscriptions.ts`): `snapshot` — only the current states sent first, then end;
+ * `live` — only the changes from now on. Without it, a subscription produces both.
+ */
+export type SubscriptionPhase = 'snapshot' | 'live';
+
 /** What every domain operation receives: the services plus the caller, when authenticated. */
 export interface Context extends Services {
   viewer: Viewer | null;
+  /** Set only on the contexts of shared subscriptions (see {@link SubscriptionPhase}). */
+  subscriptionPhase?: SubscriptionPhase;
 }
 
 /** The one way to build a {@link Context}, for HTTP, WebSocket, REST, the worker and tests. */

@@ -41,11 +41,26 @@ function progressKey(record: AvailabilityRequestRecord): number {
 }
 
 /**
+ * Where a payload of `availabilityRequestUpdated` stands — its request and {@link progressKey} — so that
+ * shared subscriptions never send a subscriber an older state than it has (`shared-subscriptions.ts`);
+ * null for anything that is not an {@link AvailabilityRequestRecord}.
+ */
+export function requestProgress(payload: unknown): { subject: string; rank: number } | null {
+  if (typeof payload !== 'object' || payload === null || !('request' in payload) || !('address' in payload))
+    return null;
+  const record = payload as AvailabilityRequestRecord;
+  return { subject: record.request.id, rank: progressKey(record) };
+}
+
+/**
  * The live stream behind `availabilityRequestUpdated`: every create, progress and status change of the
  * caller's instance, or only of `ids`. For `ids`, the first items are their current states. The
  * subscription to the event bus starts before that snapshot is read, so no change falls in between; a
  * change that is not newer than what was already sent is skipped, so progress never goes backwards.
  * Ending the stream (client gone, server stopping) removes its listener at once.
+ *
+ * With `ctx.subscriptionPhase` (shared subscriptions), `snapshot` gives only the current states and
+ * ends, and `live` only the changes.
  *
  * @throws {AppError} `UNAUTHENTICATED` / `FORBIDDEN` as `requireViewer`.
  */
@@ -55,6 +70,16 @@ export function availabilityRequestUpdates(
 ): AsyncIterableIterator<AvailabilityRequestRecord> {
   const viewer = requireViewer(ctx, ['connectivity_check']);
   const ids = input.ids ? new Set(input.ids) : null;
+  const phase = ctx.subscriptionPhase;
+  if (phase === 'snapshot') {
+    return new Repeater<AvailabilityRequestRecord>(async (push, stop) => {
+      for (const id of ids ?? []) {
+        const record = await findAvailabilityRequest(ctx.db, viewer.instanceId, id);
+        if (record) await push(record);
+      }
+      stop();
+    });
+  }
   return new Repeater<AvailabilityRequestRecord>(async (push, stop) => {
     const source = ctx.events.subscribe('availabilityRequest:changed', viewer.instanceId);
     let next = source.next(); // attaches the listener now, before the snapshot is read
@@ -67,7 +92,7 @@ export function availabilityRequestUpdates(
       sent.set(record.request.id, key);
       await push(record);
     };
-    for (const id of ids ?? []) {
+    for (const id of phase === 'live' ? [] : (ids ?? [])) {
       const record = await findAvailabilityRequest(ctx.db, viewer.instanceId, id);
       if (record) await send(record);
     }

@@ -24,6 +24,7 @@ import { AppMetrics } from './metrics.js';
 import { createRequestLogger } from './request-log.js';
 import { routeLabel } from './route-label.js';
 import { createServices } from './services.js';
+import type { SharedSubscriptions } from './shared-subscriptions.js';
 
 /** What `/readyz` reports: ready only while the database answers and the worker runs. */
 export interface Readiness {
@@ -44,6 +45,8 @@ export interface App {
   mercure: MercureHub;
   /** This app's Prometheus metrics (served at `/metrics`). */
   metrics: AppMetrics;
+  /** graphql-ws subscriptions, grouped to share one execution per event (for their counts). */
+  subscriptions: SharedSubscriptions;
   /** What `/readyz` answers right now; `not_ready` from the moment {@link stop} is called. */
   readiness(): Readiness;
   stop(): Promise<void>;
@@ -137,7 +140,9 @@ export async function startApp(
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => resolve());
   });
-  const closeWebSockets = serveGraphQLOverWebSocket(server, yoga, services);
+  const webSockets = serveGraphQLOverWebSocket(server, yoga, services, {
+    onSubscription: metrics.countSubscription,
+  });
   if (options.startWorker !== false) worker.start();
   const { port } = server.address() as AddressInfo;
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
@@ -148,12 +153,13 @@ export async function startApp(
     worker,
     mercure,
     metrics,
+    subscriptions: webSockets.subscriptions,
     readiness,
     stop: () => {
       stopping ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        await closeWebSockets();
+        await webSockets.close();
         await mercure.close();
         await worker.stop();
         server.closeAllConnections();

@@ -1,12 +1,15 @@
 import type { Server } from 'node:http';
-import type { ExecutionArgs, GraphQLError } from 'graphql';
+import type { DocumentNode, ExecutionArgs, GraphQLError } from 'graphql';
+import type { SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import type { Services } from '../context.js';
+import type { Context, Services, Viewer } from '../context.js';
 import { AppError } from '../errors.js';
 import { viewerForToken } from '../resolvers/authentication.js';
+import { requestProgress } from '../resolvers/availability-events.js';
 import { authTokenFromHeaders } from './auth-header.js';
-import type { createGraphQLServer } from './graphql.js';
+import { type createGraphQLServer, executeSubscriptionEvent } from './graphql.js';
+import { SharedSubscriptions } from './shared-subscriptions.js';
 
 /** The auth token of a graphql-ws connection: `connection_init` payload `{authToken}`, else the upgrade headers. */
 function connectionToken(
@@ -21,25 +24,50 @@ function connectionToken(
   });
 }
 
-/** The Yoga executors handed through graphql-ws's `rootValue`, as Yoga's graphql-ws example does. */
+/**
+ * What graphql-ws's `rootValue` carries from `onSubscribe` to `execute`/`subscribe`, as Yoga's graphql-ws
+ * example does: the Yoga executors, and for a subscription the key of its sharing group.
+ */
 interface EnvelopedRoot {
   execute(args: ExecutionArgs): unknown;
   subscribe(args: ExecutionArgs): unknown;
+  shareKey: string;
+}
+
+/**
+ * Subscribers that may share one execution: same instance and roles (all a result depends on besides
+ * the document), same operation, document text and variables.
+ */
+function shareKey(viewer: Viewer | null, params: SubscribePayload): string {
+  return JSON.stringify([
+    viewer?.instanceId ?? null,
+    viewer ? [...viewer.roles].sort() : null,
+    params.operationName ?? null,
+    params.query,
+    params.variables ?? null,
+  ]);
 }
 
 /**
  * Serves GraphQL over WebSocket (graphql-ws protocol) on the HTTP server's `/graphql` path, executing
  * through Yoga's envelop so plugins, error masking and context are the same as over HTTP. A connection
- * without a valid auth token is closed with 4403.
+ * without a valid auth token is closed with 4403. Identical subscriptions share one execution per event
+ * (see {@link SharedSubscriptions}); `onSubscription` is told of each subscription started.
  *
- * @returns a function that closes every socket (1001) and the WebSocket server.
+ * @returns the shared subscriptions (for their counts), and `close()`, which closes every socket (1001)
+ *   and the WebSocket server.
  */
 export function serveGraphQLOverWebSocket(
   server: Server,
   yoga: ReturnType<typeof createGraphQLServer>,
   services: Services,
-): () => Promise<void> {
+  options: {
+    onSubscription?: (document: DocumentNode, operationName: string | null | undefined) => void;
+  } = {},
+): { subscriptions: SharedSubscriptions; close(): Promise<void> } {
   const wsServer = new WebSocketServer({ server, path: '/graphql' });
+  const shared = new SharedSubscriptions(requestProgress);
+  const production = services.config.NODE_ENV === 'production';
   const disposable = useServer(
     {
       onConnect: async (ctx) => {
@@ -55,7 +83,13 @@ export function serveGraphQLOverWebSocket(
       },
       // graphql-ws types these as graphql's own executors; Yoga's enveloped ones return the same results.
       execute: (args) => (args.rootValue as EnvelopedRoot).execute(args) as never,
-      subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args) as never,
+      subscribe: (args) => {
+        const root = args.rootValue as EnvelopedRoot;
+        options.onSubscription?.(args.document, args.operationName);
+        return shared.subscribe(root.shareKey, { ...args, rootValue: undefined }, (event) =>
+          executeSubscriptionEvent(event, production),
+        ) as never;
+      },
       onSubscribe: async (ctx, _id, params) => {
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
@@ -75,20 +109,29 @@ export function serveGraphQLOverWebSocket(
         }
         const errors = validate(schema, document);
         if (errors.length > 0) return errors;
+        const contextValue = (await contextFactory()) as Context;
+        const rootValue: EnvelopedRoot = {
+          execute,
+          subscribe,
+          shareKey: shareKey(contextValue.viewer, params),
+        };
         return {
           schema,
           operationName: params.operationName,
           document,
           variableValues: params.variables,
-          contextValue: await contextFactory(),
-          rootValue: { execute, subscribe },
+          contextValue,
+          rootValue,
         };
       },
     },
     wsServer,
   );
-  return async () => {
-    await disposable.dispose();
-    await new Promise<void>((resolve) => wsServer.close(() => resolve()));
+  return {
+    subscriptions: shared,
+    close: async () => {
+      await disposable.dispose();
+      await new Promise<void>((resolve) => wsServer.close(() => resolve()));
+    },
   };
 }

@@ -1,7 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { type GraphQLError, NoSchemaIntrospectionCustomRule, type ValidationContext } from 'graphql';
+import {
+  type ExecutionArgs,
+  type ExecutionResult,
+  execute,
+  type GraphQLError,
+  NoSchemaIntrospectionCustomRule,
+  type ValidationContext,
+} from 'graphql';
 import {
   createGraphQLError,
   createYoga,
@@ -45,6 +52,24 @@ function maskError(error: unknown, message: string, isDev?: boolean): Error {
   const original = error instanceof Error && 'originalError' in error ? error.originalError : undefined;
   if (original instanceof AppError) return error as Error;
   return hideSuggestions(yogaMaskError(error, message, isDev));
+}
+
+/**
+ * Executes one event of a subscription document with `payload` as its root value — what a subscription
+ * does per event, for subscriptions that share one execution (`shared-subscriptions.ts`) — with errors
+ * masked as Yoga masks them (see {@link maskError}). graphql-js's own `execute` is used: Yoga's executor
+ * would start a new subscription for a subscription document.
+ */
+export async function executeSubscriptionEvent(
+  args: ExecutionArgs,
+  production: boolean,
+): Promise<ExecutionResult> {
+  const result = await execute(args);
+  if (!result.errors?.length) return result;
+  return {
+    ...result,
+    errors: result.errors.map((error) => maskError(error, 'Unexpected error.', !production) as GraphQLError),
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { getOperationAST } from 'graphql';
+import { type DocumentNode, getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { AppError } from '../errors.js';
@@ -127,9 +127,21 @@ export class AppMetrics {
    * {@link MAX_OPERATION_NAMES} names, so clients cannot grow the label set without bound).
    */
   readonly graphqlPlugin: Plugin = {
-    onExecute: ({ args }) => this.countOperation(args.document, args.operationName),
+    onExecute: ({ args }) => {
+      // A subscription document executed here is one event of a shared subscription (counted once, by
+      // `countSubscription`), not an operation of its own.
+      if (getOperationAST(args.document, args.operationName)?.operation !== 'subscription')
+        this.countOperation(args.document, args.operationName);
+    },
     onSubscribe: ({ args }) => this.countOperation(args.document, args.operationName),
   };
+
+  /**
+   * Counts a subscription that does not pass through Yoga's `subscribe` (graphql-ws subscriptions sharing
+   * one execution); pass it as `serveGraphQLOverWebSocket`'s `onSubscription`.
+   */
+  readonly countSubscription = (document: DocumentNode, operationName: string | null | undefined): void =>
+    this.countOperation(document, operationName);
 
   /** The exposition text of this app's metrics and the process metrics, with its content type. */
   async render(): Promise<{ contentType: string; body: string }> {

@@ -201,8 +201,9 @@ describe('availabilityRequestUpdated over graphql-ws', () => {
     const onWarning = (warning: Error) => void warnings.push(`${warning.name}: ${warning.message}`);
     process.on('warning', onWarning);
     const baseline = server.app.services.events.target.listenerCount;
-    const subscriptions = Array.from({ length: 12 }, () =>
-      subscribe(server, { authToken: tokenOf(tenantA) }),
+    // Distinct variables, so that each is a subscription of its own (identical ones share one listener).
+    const subscriptions = Array.from({ length: 12 }, (_, index) =>
+      subscribe(server, { authToken: tokenOf(tenantA), ids: [`avr_unknown${index}`] }),
     );
     try {
       await waitFor(listeners(server), (count) => count === baseline + 12);
@@ -232,7 +233,7 @@ describe('availabilityRequestUpdated over graphql-ws', () => {
             JSON.stringify({
               id: `s${index}`,
               type: 'subscribe',
-              payload: { query: UPDATES, variables: {} },
+              payload: { query: UPDATES, variables: { ids: [`avr_unknown${index}`] } },
             }),
           );
           resolve(socket);
@@ -265,7 +266,9 @@ describe('graphql-ws when the server stops', () => {
   it('when app.stop() runs with open subscriptions, then every socket closes with 1001', async () => {
     const tenant = await server.tenant();
     const baseline = server.app.services.events.target.listenerCount;
-    const subscriptions = Array.from({ length: 5 }, () => subscribe(server, { authToken: tokenOf(tenant) }));
+    const subscriptions = Array.from({ length: 5 }, (_, index) =>
+      subscribe(server, { authToken: tokenOf(tenant), ids: [`avr_unknown${index}`] }),
+    );
     await waitFor(listeners(server), (count) => count === baseline + 5);
 
     await server.app.stop();
@@ -275,5 +278,67 @@ describe('graphql-ws when the server stops', () => {
     expect(ends.map((end) => (end as { code: number }).code)).toEqual([1001, 1001, 1001, 1001, 1001]);
     expect(subscriptions.map((subscription) => subscription.closeCodes)).toEqual(Array(5).fill([1001]));
     expect(server.app.services.events.target.listenerCount).toBe(baseline);
+  });
+});
+
+describe('identical graphql-ws subscriptions share one execution', () => {
+  let server: TestServer;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    // The worker starts only once the first test's subscribers have their snapshot.
+    server = await startTestServer({ env: { SOURCE_LATENCY_SCALE: '1' }, startWorker: false });
+    tenant = await server.tenant();
+  });
+  afterAll(() => server.close());
+
+  it('when 20 clients send the same subscription, then one listener serves them and each sees every state in order', async () => {
+    const baseline = server.app.services.events.target.listenerCount;
+    const id = await createRequest(tenant);
+    const subscriptions = Array.from({ length: 20 }, () =>
+      subscribe(server, { authToken: tokenOf(tenant), ids: [id] }),
+    );
+    const snapshotsSent = () =>
+      Promise.resolve(subscriptions.every((subscription) => subscription.updates.length === 1));
+    await waitFor(snapshotsSent, (sent) => sent);
+    const shared = {
+      listeners: server.app.services.events.target.listenerCount - baseline,
+      groups: server.app.subscriptions.groupCount,
+      subscribers: server.app.subscriptions.subscriberCount,
+    };
+
+    server.app.worker.start();
+    for (const subscription of subscriptions) {
+      await waitFor(() => Promise.resolve(subscription.updates), completed(id));
+    }
+    await closeAll(server, baseline, ...subscriptions);
+
+    expect(shared).toEqual({ listeners: 1, groups: 1, subscribers: 20 });
+    const first = subscriptions[0]?.updates ?? [];
+    expect(first[0]).toEqual({ id, status: 'PENDING', networksProgressPercentage: 0 });
+    expect(first.length).toBeGreaterThan(2);
+    expectProgressFlow(first, id);
+    for (const subscription of subscriptions) expect(subscription.updates).toEqual(first);
+    expect(server.app.subscriptions.groupCount).toBe(0);
+  });
+
+  it('when a client joins a shared subscription midway, then it gets the current state first and never an older one', async () => {
+    // The worker runs since the previous test; each source answers in 50–400 ms.
+    const baseline = server.app.services.events.target.listenerCount;
+    const id = await createRequest(tenant);
+    const early = subscribe(server, { authToken: tokenOf(tenant), ids: [id] });
+    await waitFor(
+      () => Promise.resolve(early.updates),
+      (updates) => updates.some((update) => update.status !== 'PENDING'),
+    );
+    const late = subscribe(server, { authToken: tokenOf(tenant), ids: [id] });
+    await waitFor(() => Promise.resolve(late.updates), completed(id));
+    await waitFor(() => Promise.resolve(early.updates), completed(id));
+    await closeAll(server, baseline, early, late);
+
+    expectProgressFlow(early.updates, id);
+    expectProgressFlow(late.updates, id);
+    // The late client's snapshot is a state the early client also got; from there on both saw the same.
+    expect(early.updates.slice(-late.updates.length)).toEqual(late.updates);
   });
 });

@@ -1,0 +1,240 @@
+import { createSourceEventStream, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import type { Context, SubscriptionPhase } from '../context.js';
+
+/** Runs one event of a subscription document (Yoga's enveloped `execute`, so errors are masked alike). */
+export type EventExecutor = (args: ExecutionArgs) => ExecutionResult | Promise<ExecutionResult>;
+
+/** Where one payload stands in its subject's progress; a subscriber never gets a payload not newer. */
+export interface PayloadProgress {
+  /** What the payload is about, e.g. a request id. */
+  subject: string;
+  /** Grows with every change of the subject. */
+  rank: number;
+}
+
+/** One result for the subscribers of a group, with the progress of the payload it was executed from. */
+interface Delivery {
+  result: ExecutionResult;
+  progress: PayloadProgress | null;
+}
+
+/** One subscriber: a queue that graphql-ws pulls from, and what it has been sent per subject. */
+class Subscriber implements AsyncIterableIterator<ExecutionResult> {
+  /** Live deliveries wait here until the subscriber's own snapshot has been sent. */
+  private held: Delivery[] | null = [];
+  private readonly queue: ExecutionResult[] = [];
+  private readonly sent = new Map<string, number>();
+  private waiting: ((result: IteratorResult<ExecutionResult>) => void) | null = null;
+  private failure: { error: unknown } | null = null;
+  /** No more results will be queued (the queue may still hold some). */
+  closed = false;
+
+  constructor(private readonly onClose: (subscriber: Subscriber) => void) {}
+
+  /** A live delivery: held until the snapshot is sent, then sent as by {@link send}. */
+  deliver(delivery: Delivery): void {
+    if (this.held) this.held.push(delivery);
+    else this.send(delivery);
+  }
+
+  /** Queues `delivery` unless the subscriber already has its subject at this rank or later. */
+  send(delivery: Delivery): void {
+    if (this.closed) return;
+    const { progress } = delivery;
+    if (progress) {
+      if ((this.sent.get(progress.subject) ?? -1) >= progress.rank) return;
+      this.sent.set(progress.subject, progress.rank);
+    }
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = null;
+      resolve({ done: false, value: delivery.result });
+    } else this.queue.push(delivery.result);
+  }
+
+  /** The snapshot is sent: from now on live deliveries go out, starting with those held meanwhile. */
+  goLive(): void {
+    const held = this.held ?? [];
+    this.held = null;
+    for (const delivery of held) this.send(delivery);
+  }
+
+  /** Ends the stream once the queued results are read; with `error`, the last read rejects with it. */
+  close(error?: { error: unknown }): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.failure = error ?? null;
+    this.onClose(this);
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = null;
+      // Nothing is queued while a read waits: that read ends (or fails) now.
+      void this.next().then(resolve, () => resolve({ done: true, value: undefined }));
+    }
+  }
+
+  next(): Promise<IteratorResult<ExecutionResult>> {
+    const value = this.queue.shift();
+    if (value !== undefined) return Promise.resolve({ done: false, value });
+    if (this.failure) {
+      const { error } = this.failure;
+      this.failure = null;
+      return Promise.reject(error);
+    }
+    if (this.closed) return Promise.resolve({ done: true, value: undefined });
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
+  }
+
+  /** The client is gone (graphql-ws calls this on `complete` or a closed socket). */
+  return(): Promise<IteratorResult<ExecutionResult>> {
+    this.queue.length = 0;
+    this.failure = null;
+    this.close();
+    return Promise.resolve({ done: true, value: undefined });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<ExecutionResult> {
+    return this;
+  }
+}
+
+/** Subscribers of one document, variables and visibility, sharing one event stream and its executions. */
+interface Group {
+  subscribers: Set<Subscriber>;
+  source: AsyncIterator<unknown> | null;
+}
+
+/** The context of one phase: a shallow copy, so every execution gets fresh per-operation loaders. */
+function phaseContext(context: Context, phase: SubscriptionPhase): Context {
+  return { ...context, subscriptionPhase: phase };
+}
+
+/**
+ * Shares the execution of identical graphql-ws subscriptions.
+ *
+ * Stock graphql-ws executes a subscription's selection set once per subscriber per event; with thousands
+ * of dashboards on one instance that work, not the socket writes, bounds the event rate. Here subscribers
+ * with the same document, operation, variables and visibility (instance and roles, see `shareKey`) form a
+ * group: the group subscribes to the event source once (`subscriptionPhase: 'live'`) and executes each
+ * event once, and every subscriber gets that same result.
+ *
+ * What differs per subscriber is its snapshot — the current states a subscription sends first. Each new
+ * subscriber reads it on its own (`subscriptionPhase: 'snapshot'`) after joining the group; live results
+ * arriving meanwhile are held, then sent unless `progressOf` says the subscriber already has that state
+ * or a later one, so progress never goes backwards for any subscriber.
+ *
+ * Errors are what stock execution gives: an event stream that cannot start answers the subscriber with
+ * its error result; a failing stream ends every subscriber of the group with that error.
+ */
+export class SharedSubscriptions {
+  private readonly groups = new Map<string, Group>();
+
+  constructor(private readonly progressOf: (payload: unknown) => PayloadProgress | null) {}
+
+  /** Groups alive right now (each one event-source subscription). */
+  get groupCount(): number {
+    return this.groups.size;
+  }
+
+  /** Subscribers across all groups right now. */
+  get subscriberCount(): number {
+    let count = 0;
+    for (const group of this.groups.values()) count += group.subscribers.size;
+    return count;
+  }
+
+  /**
+   * Subscribes with `args` (its `contextValue` a {@link Context}), sharing the event stream and each
+   * event's execution with the other subscribers of `key`.
+   *
+   * @returns the subscriber's results, or the error result when the event stream cannot start.
+   */
+  async subscribe(
+    key: string,
+    args: ExecutionArgs,
+    execute: EventExecutor,
+  ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+    const context = args.contextValue as Context;
+    const run = async (payload: unknown): Promise<Delivery> => ({
+      result: await execute({ ...args, rootValue: payload, contextValue: { ...context } }),
+      progress: this.progressOf(payload),
+    });
+    let group = this.groups.get(key);
+    const isNew = group === undefined;
+    if (!group) {
+      group = { subscribers: new Set(), source: null };
+      this.groups.set(key, group);
+    }
+    const joined = group;
+    const subscriber = new Subscriber((closed) => this.leave(key, joined, closed));
+    joined.subscribers.add(subscriber);
+    if (isNew) {
+      const stream = await createSourceEventStream({ ...args, contextValue: phaseContext(context, 'live') });
+      if (!(Symbol.asyncIterator in stream)) {
+        // Nothing to share: every subscriber that joined meanwhile gets the same error result.
+        if (this.groups.get(key) === joined) this.groups.delete(key);
+        for (const member of [...joined.subscribers]) {
+          if (member === subscriber) continue;
+          member.goLive();
+          member.send({ result: stream, progress: null });
+          member.close();
+        }
+        void subscriber.return();
+        return stream;
+      }
+      joined.source = stream[Symbol.asyncIterator]();
+      if (joined.subscribers.size === 0) void joined.source.return?.();
+      else void this.pump(key, joined, joined.source, run);
+    }
+    const snapshot = await createSourceEventStream({
+      ...args,
+      contextValue: phaseContext(context, 'snapshot'),
+    });
+    if (!(Symbol.asyncIterator in snapshot)) {
+      void subscriber.return();
+      return snapshot;
+    }
+    void (async () => {
+      try {
+        for await (const payload of snapshot) {
+          if (subscriber.closed) break;
+          subscriber.send(await run(payload));
+        }
+        subscriber.goLive();
+      } catch (error) {
+        subscriber.close({ error });
+      }
+    })();
+    return subscriber;
+  }
+
+  private async pump(
+    key: string,
+    group: Group,
+    source: AsyncIterator<unknown>,
+    run: (payload: unknown) => Promise<Delivery>,
+  ): Promise<void> {
+    try {
+      for (;;) {
+        const next = await source.next();
+        if (next.done) break;
+        const delivery = await run(next.value);
+        for (const subscriber of group.subscribers) subscriber.deliver(delivery);
+      }
+      for (const subscriber of [...group.subscribers]) subscriber.close();
+    } catch (error) {
+      for (const subscriber of [...group.subscribers]) subscriber.close({ error });
+    } finally {
+      if (this.groups.get(key) === group) this.groups.delete(key);
+    }
+  }
+
+  private leave(key: string, group: Group, subscriber: Subscriber): void {
+    group.subscribers.delete(subscriber);
+    if (group.subscribers.size > 0) return;
+    if (this.groups.get(key) === group) this.groups.delete(key);
+    void group.source?.return?.();
+  }
+}
