@@ -1,6 +1,7 @@
 import { and, eq, inArray, lte, or, sql } from 'drizzle-orm';
 import { newId } from '../../ids.js';
 import type { Db } from '../client.js';
+import { preparedQuery } from '../prepared.js';
 import {
   addresses,
   availabilityRequestProducts,
@@ -26,18 +27,24 @@ export interface ChangedRequest {
   availabilityRequestId: string;
 }
 
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
-
-/** Counts one more finished source on a request; completes it when every matching source finished. */
-function finishSource(tx: Tx, requestId: string, now: Date): void {
-  tx.update(availabilityRequests)
+const finishSourceStatement = preparedQuery((db) =>
+  db
+    .update(availabilityRequests)
     .set({
       sourcesFinished: sql`min(${availabilityRequests.sourcesFinished} + 1, ${availabilityRequests.sourcesTotal})`,
       status: sql`case when ${availabilityRequests.sourcesFinished} + 1 >= ${availabilityRequests.sourcesTotal} then 'completed' else 'in_progress' end`,
-      updatedAt: now,
+      updatedAt: sql`${sql.placeholder('nowMs')}`,
     })
-    .where(eq(availabilityRequests.id, requestId))
-    .run();
+    .where(eq(availabilityRequests.id, sql.placeholder('requestId')))
+    .prepare(),
+);
+
+/**
+ * Counts one more finished source on a request; completes it when every matching source finished.
+ * Runs on the connection of `db` — inside the caller's transaction when called from one.
+ */
+function finishSource(db: Db, requestId: string, now: Date): void {
+  finishSourceStatement(db).run({ requestId, nowMs: now.getTime() });
 }
 
 /**
@@ -71,7 +78,7 @@ export async function claimTasks(
         .returning({ instanceId: t.instanceId, availabilityRequestId: t.availabilityRequestId })
         .all();
       for (const row of exhausted) {
-        finishSource(tx, row.availabilityRequestId, now);
+        finishSource(db, row.availabilityRequestId, now);
         changed.push(row);
       }
       if (input.limit <= 0) return { claimed: [], changed };
@@ -159,45 +166,87 @@ export async function completeTask(
   db: Db,
   input: { taskId: string; owner: string; now: Date; products: GatheredProduct[] },
 ): Promise<ChangedRequest | null> {
-  const { now } = input;
+  const nowMs = input.now.getTime();
+  const succeed = succeedTask(db);
+  const insertProduct = productInsert(db);
   return db.transaction(
-    (tx) => {
-      const task = tx
-        .update(gatheringTasks)
-        .set({
-          status: 'succeeded',
-          leaseOwner: null,
-          leaseExpiresAt: null,
-          errorCode: null,
-          errorMessage: null,
-          finishedAt: now,
-          updatedAt: now,
-        })
-        .where(heldBy(input.taskId, input.owner))
-        .returning()
-        .get();
+    () => {
+      const task = succeed.get({ taskId: input.taskId, owner: input.owner, nowMs });
       if (!task) return null;
-      if (input.products.length > 0) {
-        tx.insert(availabilityRequestProducts)
-          .values(
-            input.products.map((product) => ({
-              ...product,
-              id: newId('availabilityRequestProduct'),
-              instanceId: task.instanceId,
-              availabilityRequestId: task.availabilityRequestId,
-              gatheringTaskId: task.id,
-              sourceId: task.sourceId,
-              createdAt: now,
-            })),
-          )
-          .run();
+      for (const product of input.products) {
+        insertProduct.run({
+          ...product,
+          id: newId('availabilityRequestProduct'),
+          instanceId: task.instanceId,
+          availabilityRequestId: task.availabilityRequestId,
+          gatheringTaskId: task.id,
+          sourceId: task.sourceId,
+          createdAtMs: nowMs,
+        });
       }
-      finishSource(tx, task.availabilityRequestId, now);
+      finishSource(db, task.availabilityRequestId, input.now);
       return { instanceId: task.instanceId, availabilityRequestId: task.availabilityRequestId };
     },
     { behavior: 'immediate' },
   );
 }
+
+/** Marks a task succeeded while `owner` holds its lease; returns the task, or nothing when the lease is lost. */
+const succeedTask = preparedQuery((db) =>
+  db
+    .update(gatheringTasks)
+    .set({
+      status: 'succeeded',
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      errorCode: null,
+      errorMessage: null,
+      finishedAt: sql`${sql.placeholder('nowMs')}`,
+      updatedAt: sql`${sql.placeholder('nowMs')}`,
+    })
+    .where(
+      and(
+        eq(gatheringTasks.id, sql.placeholder('taskId')),
+        eq(gatheringTasks.leaseOwner, sql.placeholder('owner')),
+        eq(gatheringTasks.status, 'running'),
+      ),
+    )
+    .returning({
+      id: gatheringTasks.id,
+      instanceId: gatheringTasks.instanceId,
+      availabilityRequestId: gatheringTasks.availabilityRequestId,
+      sourceId: gatheringTasks.sourceId,
+    })
+    .prepare(),
+);
+
+/** Inserts one gathered product (one prepared row insert, run per product inside the task's transaction). */
+const productInsert = preparedQuery((db) => {
+  const p = availabilityRequestProducts;
+  const column = (name: keyof typeof p.$inferInsert) => sql.placeholder(name);
+  return db
+    .insert(p)
+    .values({
+      id: column('id'),
+      instanceId: column('instanceId'),
+      availabilityRequestId: column('availabilityRequestId'),
+      gatheringTaskId: column('gatheringTaskId'),
+      sourceId: column('sourceId'),
+      network: column('network'),
+      technologyType: column('technologyType'),
+      connectionType: column('connectionType'),
+      downloadKbps: column('downloadKbps'),
+      uploadKbps: column('uploadKbps'),
+      contractTermMonths: column('contractTermMonths'),
+      purchaseMrcMinor: column('purchaseMrcMinor'),
+      purchaseNrcMinor: column('purchaseNrcMinor'),
+      mrcMinor: column('mrcMinor'),
+      nrcMinor: column('nrcMinor'),
+      currency: column('currency'),
+      createdAt: sql`${sql.placeholder('createdAtMs')}`,
+    })
+    .prepare();
+});
 
 /**
  * Records a failed attempt. With `retryAt` the task goes back to the queue until then; without it the
@@ -232,7 +281,7 @@ export async function failTaskAttempt(
         .returning()
         .get();
       if (!task) return null;
-      finishSource(tx, task.availabilityRequestId, now);
+      finishSource(db, task.availabilityRequestId, now);
       return { instanceId: task.instanceId, availabilityRequestId: task.availabilityRequestId };
     },
     { behavior: 'immediate' },
