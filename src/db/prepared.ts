@@ -1,3 +1,5 @@
+import { getTableColumns, sql } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from './client.js';
 
 /**
@@ -51,4 +53,35 @@ export function preparedVariants<K extends string, T>(
     }
     return query;
   };
+}
+
+/**
+ * A prepared single-row insert into `table` with one placeholder per column: `run(row)` takes the whole
+ * row (every column, defaults included — a missing one is stored as null or refused by a NOT NULL
+ * constraint), with values as the row type has them: each non-null value is mapped to its driver value
+ * by its column (Dates to numbers, JSON columns to text), as drizzle's own inserts do.
+ *
+ * In a batch, one prepared row insert run per row costs less than building one multi-row statement.
+ */
+export function preparedRowInsert<T extends SQLiteTable>(table: T) {
+  const columns = Object.entries(getTableColumns(table));
+  return preparedQuery((db) => {
+    // Raw placeholders (not bound through their column, which would map nulls too): `run` maps values.
+    const values = Object.fromEntries(columns.map(([key]) => [key, sql`${sql.placeholder(key)}`]));
+    // The placeholders stand for every column; drizzle's value type cannot express that.
+    const insert = db
+      .insert(table)
+      .values(values as T['$inferInsert'])
+      .prepare();
+    return {
+      run: (row: T['$inferSelect']) => {
+        const driverValues: Record<string, unknown> = {};
+        for (const [key, column] of columns) {
+          const value = (row as Record<string, unknown>)[key];
+          driverValues[key] = value === null || value === undefined ? null : column.mapToDriverValue(value);
+        }
+        insert.run(driverValues);
+      },
+    };
+  });
 }

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, or, sql } from 'drizzle-orm';
 import { newId } from '../../ids.js';
 import type { Db } from '../client.js';
-import { preparedQuery, preparedVariants } from '../prepared.js';
+import { preparedQuery, preparedRowInsert, preparedVariants } from '../prepared.js';
 import {
   addresses,
   availabilityRequestProducts,
@@ -54,6 +54,10 @@ export interface MonthlyLimitExceeded {
   requested: number;
 }
 
+const addressInsert = preparedRowInsert(addresses);
+const requestInsert = preparedRowInsert(availabilityRequests);
+const taskInsert = preparedRowInsert(gatheringTasks);
+
 /**
  * Creates a batch of availability requests with their addresses and one queued gathering task per
  * matching source, all in one transaction: either every element is written or none.
@@ -93,9 +97,12 @@ export async function insertAvailabilityRequests(
             .get()?.n ?? 0;
         if (used + check.requested > check.limit) return { exceeded: { ...check, used } };
       }
+      const insertAddress = addressInsert(db);
+      const insertRequest = requestInsert(db);
+      const insertTask = taskInsert(db);
       const records = input.requests.map((element) => {
         const address: AddressRow = { id: newId('address'), instanceId, ...element.address, ...stamps };
-        tx.insert(addresses).values(address).run();
+        insertAddress.run(address);
         const request: AvailabilityRequestRow = {
           id: newId('availabilityRequest'),
           instanceId,
@@ -110,21 +117,23 @@ export async function insertAvailabilityRequests(
           sourcesFinished: 0,
           ...stamps,
         };
-        tx.insert(availabilityRequests).values(request).run();
-        if (element.sourceIds.length > 0) {
-          tx.insert(gatheringTasks)
-            .values(
-              element.sourceIds.map((sourceId) => ({
-                id: newId('gatheringTask'),
-                instanceId,
-                availabilityRequestId: request.id,
-                sourceId,
-                status: 'queued' as const,
-                availableAt: now,
-                ...stamps,
-              })),
-            )
-            .run();
+        insertRequest.run(request);
+        for (const sourceId of element.sourceIds) {
+          insertTask.run({
+            id: newId('gatheringTask'),
+            instanceId,
+            availabilityRequestId: request.id,
+            sourceId,
+            status: 'queued',
+            attempts: 0,
+            availableAt: now,
+            leaseOwner: null,
+            leaseExpiresAt: null,
+            errorCode: null,
+            errorMessage: null,
+            finishedAt: null,
+            ...stamps,
+          });
         }
         return { request, address };
       });
