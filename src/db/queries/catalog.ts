@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { CatalogFile } from '../../gathering/sources/catalog-file.js';
 import { newId } from '../../ids.js';
 import type { Db } from '../client.js';
+import { preparedQuery } from '../prepared.js';
 import {
   catalogAreaCities,
   catalogAreaPostalCodeRanges,
@@ -183,37 +184,51 @@ export async function coveringAreaIds(
   address: { countryCode: string; postalCode: string; city: string },
 ): Promise<string[]> {
   if (address.postalCode !== '') {
-    const rows = db
-      .selectDistinct({ id: catalogAreas.id })
-      .from(catalogAreas)
-      .innerJoin(catalogAreaPostalCodeRanges, eq(catalogAreaPostalCodeRanges.areaId, catalogAreas.id))
-      .where(
-        and(
-          eq(catalogAreas.instanceId, instanceId),
-          eq(catalogAreas.countryCode, address.countryCode),
-          sql`substr(${address.postalCode}, 1, length(${catalogAreaPostalCodeRanges.fromPrefix})) between ${catalogAreaPostalCodeRanges.fromPrefix} and ${catalogAreaPostalCodeRanges.toPrefix}`,
-        ),
-      )
-      .all();
-    return rows.map((row) => row.id);
+    return areasByPostalCode(db)
+      .all({ instanceId, countryCode: address.countryCode, postalCode: address.postalCode })
+      .map((row) => row.id);
   }
   if (address.city === '') return [];
-  const first = db
+  const first = firstAreaByCity(db).get({
+    instanceId,
+    countryCode: address.countryCode,
+    cityLower: address.city.toLowerCase(),
+  });
+  return first ? [first.id] : [];
+}
+
+const areasByPostalCode = preparedQuery((db) => {
+  const postalCode = sql.placeholder('postalCode');
+  return db
+    .selectDistinct({ id: catalogAreas.id })
+    .from(catalogAreas)
+    .innerJoin(catalogAreaPostalCodeRanges, eq(catalogAreaPostalCodeRanges.areaId, catalogAreas.id))
+    .where(
+      and(
+        eq(catalogAreas.instanceId, sql.placeholder('instanceId')),
+        eq(catalogAreas.countryCode, sql.placeholder('countryCode')),
+        sql`substr(${postalCode}, 1, length(${catalogAreaPostalCodeRanges.fromPrefix})) between ${catalogAreaPostalCodeRanges.fromPrefix} and ${catalogAreaPostalCodeRanges.toPrefix}`,
+      ),
+    )
+    .prepare();
+});
+
+const firstAreaByCity = preparedQuery((db) =>
+  db
     .select({ id: catalogAreas.id })
     .from(catalogAreas)
     .innerJoin(catalogAreaCities, eq(catalogAreaCities.areaId, catalogAreas.id))
     .where(
       and(
-        eq(catalogAreas.instanceId, instanceId),
-        eq(catalogAreas.countryCode, address.countryCode),
-        eq(catalogAreaCities.cityLower, address.city.toLowerCase()),
+        eq(catalogAreas.instanceId, sql.placeholder('instanceId')),
+        eq(catalogAreas.countryCode, sql.placeholder('countryCode')),
+        eq(catalogAreaCities.cityLower, sql.placeholder('cityLower')),
       ),
     )
     .orderBy(asc(catalogAreas.position))
     .limit(1)
-    .get();
-  return first ? [first.id] : [];
-}
+    .prepare(),
+);
 
 /** A catalogue offer as the catalog source returns it. */
 export type CatalogOfferRow = typeof catalogOffers.$inferSelect;
@@ -224,15 +239,21 @@ export async function listSourceOffers(
   sourceId: string,
   areaIds: string[],
 ): Promise<CatalogOfferRow[]> {
-  return db
+  return offersOfSource(db).all({ sourceId, areaIds: JSON.stringify(areaIds) });
+}
+
+/** A source's offers for no area (everywhere) or one of `areaIds` (a JSON array, one prepared query). */
+const offersOfSource = preparedQuery((db) =>
+  db
     .select()
     .from(catalogOffers)
     .where(
       and(
-        eq(catalogOffers.sourceId, sourceId),
-        areaIds.length > 0
-          ? or(isNull(catalogOffers.areaId), inArray(catalogOffers.areaId, areaIds))
-          : isNull(catalogOffers.areaId),
+        eq(catalogOffers.sourceId, sql.placeholder('sourceId')),
+        or(
+          isNull(catalogOffers.areaId),
+          sql`${catalogOffers.areaId} in (select value from json_each(${sql.placeholder('areaIds')}))`,
+        ),
       ),
     )
     .orderBy(
@@ -242,8 +263,8 @@ export async function listSourceOffers(
       asc(catalogOffers.uploadKbps),
       asc(catalogOffers.contractTermMonths),
     )
-    .all();
-}
+    .prepare(),
+);
 
 /** A source to register (an `http` supplier). */
 export type NewSource = Pick<

@@ -1,7 +1,8 @@
-import { and, asc, desc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { PricingPlan, PricingRule } from '../../gathering/pricing.js';
 import { newId } from '../../ids.js';
 import type { Db } from '../client.js';
+import { preparedQuery } from '../prepared.js';
 import { customers, pricePlanRules, pricePlans } from '../schema/index.js';
 
 /** A price-plan row. */
@@ -63,22 +64,40 @@ export async function insertPricePlans(
 }
 
 async function withRules(db: Db, plans: PricePlanRow[]): Promise<PricePlanWithRules[]> {
-  return plans.map((plan) => ({
-    ...plan,
-    rules: db
-      .select({
-        network: pricePlanRules.network,
-        technologyType: pricePlanRules.technologyType,
-        connectionType: pricePlanRules.connectionType,
-        mrcMarkupBp: pricePlanRules.mrcMarkupBp,
-        nrcMarkupBp: pricePlanRules.nrcMarkupBp,
-      })
-      .from(pricePlanRules)
-      .where(eq(pricePlanRules.pricePlanId, plan.id))
-      .orderBy(asc(pricePlanRules.id))
-      .all(),
-  }));
+  const rules = rulesOfPlan(db);
+  return plans.map((plan) => ({ ...plan, rules: rules.all({ pricePlanId: plan.id }) }));
 }
+
+const rulesOfPlan = preparedQuery((db) =>
+  db
+    .select({
+      network: pricePlanRules.network,
+      technologyType: pricePlanRules.technologyType,
+      connectionType: pricePlanRules.connectionType,
+      mrcMarkupBp: pricePlanRules.mrcMarkupBp,
+      nrcMarkupBp: pricePlanRules.nrcMarkupBp,
+    })
+    .from(pricePlanRules)
+    .where(eq(pricePlanRules.pricePlanId, sql.placeholder('pricePlanId')))
+    .orderBy(asc(pricePlanRules.id))
+    .prepare(),
+);
+
+const planById = preparedQuery((db) =>
+  db
+    .select()
+    .from(pricePlans)
+    .where(eq(pricePlans.id, sql.placeholder('id')))
+    .prepare(),
+);
+
+const defaultPlan = preparedQuery((db) =>
+  db
+    .select()
+    .from(pricePlans)
+    .where(and(eq(pricePlans.instanceId, sql.placeholder('instanceId')), eq(pricePlans.isDefault, true)))
+    .prepare(),
+);
 
 /** The plans of an instance with their rules, default first, then by name. */
 export async function listPricePlans(db: Db, instanceId: string): Promise<PricePlanWithRules[]> {
@@ -106,16 +125,12 @@ export async function findPricePlan(
 
 /** The default plan of an instance, or undefined when it has none (an instance created outside the API). */
 export async function findDefaultPricePlan(db: Db, instanceId: string): Promise<PricePlanRow | undefined> {
-  return db
-    .select()
-    .from(pricePlans)
-    .where(and(eq(pricePlans.instanceId, instanceId), eq(pricePlans.isDefault, true)))
-    .get();
+  return defaultPlan(db).get({ instanceId });
 }
 
 /** A plan's markups and rules as the pricing engine needs them (by id; the caller knows the plan exists). */
 export async function loadPricingPlan(db: Db, pricePlanId: string): Promise<PricingPlan | undefined> {
-  const plan = db.select().from(pricePlans).where(eq(pricePlans.id, pricePlanId)).get();
+  const plan = planById(db).get({ id: pricePlanId });
   if (!plan) return undefined;
   const [withRulesPlan] = await withRules(db, [plan]);
   return withRulesPlan;
