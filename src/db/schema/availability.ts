@@ -103,7 +103,9 @@ export const gatheringTasks = sqliteTable(
   },
   (t) => [
     uniqueIndex('gathering_tasks_request_source_unique').on(t.availabilityRequestId, t.sourceId),
-    index('gathering_tasks_claim_idx').on(t.status, t.availableAt),
+    // Claims read queued tasks in (available_at, id) order and running ones by lease expiry.
+    index('gathering_tasks_claim_idx').on(t.status, t.availableAt, t.id),
+    index('gathering_tasks_lease_idx').on(t.status, t.leaseExpiresAt),
   ],
 );
 
