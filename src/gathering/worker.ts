@@ -68,6 +68,7 @@ export class GatheringWorker {
   private started = false;
   private pumping = false;
   private pumpAgain = false;
+  private pumpScheduled = false;
 
   constructor(private readonly options: GatheringWorkerOptions) {}
 
@@ -82,14 +83,25 @@ export class GatheringWorker {
     this.wake();
   }
 
-  /** Looks at the queue now (new tasks were created); ignored before {@link start} and after {@link stop}. */
+  /**
+   * Looks at the queue soon (new tasks were created, or a task finished); ignored before {@link start}
+   * and after {@link stop}. Wake-ups within one turn of the event loop — say, several tasks finishing
+   * together — lead to one claim for all the free slots, not one claim each.
+   */
   wake(): void {
     if (!this.started || this.stopController.signal.aborted) return;
     if (this.pumping) {
       this.pumpAgain = true;
       return;
     }
-    void this.pump();
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      if (this.stopController.signal.aborted) return;
+      if (this.pumping) this.pumpAgain = true;
+      else void this.pump();
+    });
   }
 
   /** Stops claiming, aborts the running attempts and gives their leases back. */
@@ -107,6 +119,8 @@ export class GatheringWorker {
       do {
         this.pumpAgain = false;
         const free = this.options.concurrency - this.inFlight.size;
+        // Every slot is busy: a finishing task wakes the worker again.
+        if (free <= 0) break;
         const { claimed, changed } = await claimTasks(this.options.db, {
           owner: this.owner,
           now: this.options.clock.now(),
@@ -116,9 +130,12 @@ export class GatheringWorker {
         });
         for (const change of changed) this.options.onChange(change);
         for (const task of claimed) this.track(task);
-        if (claimed.length === free && free > 0) this.pumpAgain = true;
+        if (claimed.length === free) this.pumpAgain = true;
       } while (this.pumpAgain && !this.stopController.signal.aborted);
-      await this.scheduleNextLook();
+      // With free slots, look again when the next queued task is due; when busy, the idle poll is only a
+      // safety net (expired leases of crashed workers, wake-ups from other processes).
+      if (this.inFlight.size < this.options.concurrency) await this.scheduleNextLook();
+      else this.schedule(this.options.idlePollMs ?? 1000);
     } catch (error) {
       this.options.logger.error({ err: error }, 'gathering worker could not claim tasks');
       this.schedule(1000);
@@ -152,7 +169,9 @@ export class GatheringWorker {
 
   private async run(task: ClaimedTask): Promise<void> {
     const { db, clock, logger } = this.options;
-    const log = logger.child({ taskId: task.taskId, source: task.source.key, requestId: task.request.id });
+    // Created only when there is something to log: a child logger per task costs more than the task's SQL.
+    const log = () =>
+      logger.child({ taskId: task.taskId, source: task.source.key, requestId: task.request.id });
     const adapter = this.options.adapters.get(task.source.type);
     // An attempt must end well inside its lease, or another worker could take the task over meanwhile.
     const signal = AbortSignal.any([
@@ -183,7 +202,7 @@ export class GatheringWorker {
         products,
       });
       if (change) this.options.onChange(change);
-      else log.warn('lease lost before the task completed; its result was discarded');
+      else log().warn('lease lost before the task completed; its result was discarded');
       this.settled(task, 'succeeded', fetchMs);
     } catch (error) {
       if (this.stopController.signal.aborted) return;
@@ -193,7 +212,7 @@ export class GatheringWorker {
           : signal.aborted
             ? new SourceError('TIMEOUT', 'The source did not answer in time.', true)
             : new SourceError('SOURCE_ERROR', 'The source failed unexpectedly.', true);
-      if (!(error instanceof SourceError)) log.warn({ err: error }, 'source attempt failed');
+      if (!(error instanceof SourceError)) log().warn({ err: error }, 'source attempt failed');
       const now = clock.now();
       const retry = failure.retryable && task.attempts < this.options.maxAttempts;
       const change = await failTaskAttempt(db, {

@@ -336,10 +336,14 @@ export async function releaseTasks(db: Db, owner: string, now: Date): Promise<nu
 
 /** Earliest time a queued task becomes due, or null when none is queued (lets the worker sleep exactly). */
 export async function nextTaskDueAt(db: Db): Promise<Date | null> {
-  const row = db
+  const row = nextDue(db).get();
+  return row?.at == null ? null : new Date(row.at);
+}
+
+const nextDue = preparedQuery((db) =>
+  db
     .select({ at: sql<number | null>`min(${gatheringTasks.availableAt})` })
     .from(gatheringTasks)
     .where(eq(gatheringTasks.status, 'queued'))
-    .get();
-  return row?.at == null ? null : new Date(row.at);
-}
+    .prepare(),
+);
