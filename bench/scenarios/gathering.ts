@@ -1,0 +1,327 @@
+import { type Client, createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { loadConfig } from '../../src/config.js';
+import { closeDatabase } from '../../src/db/client.js';
+import { type SupplierSimulator, startSupplierSimulator } from '../../src/gathering/simulator/server.js';
+import { createLogger } from '../../src/logger.js';
+import { createApplication, createInstance, registerInstanceSource } from '../../src/resolvers/operator.js';
+import { createServices } from '../../src/server/services.js';
+import { monotonicMs } from '../lib/fanout-subscribers.js';
+import { benchAddress, processCpuMs, requestJson, signIn, startGateway } from '../lib/gateway-session.js';
+import { type GatheringBound, gatheringBound, recordSupplierCalls } from '../lib/gathering-bound.js';
+import { watchRss } from '../lib/process.js';
+import { copyDataset } from '../lib/seed.js';
+import { LatencyRecorder } from '../lib/stats.js';
+import type { BenchContext, Measurement, Scenario } from '../lib/types.js';
+
+/*
+ * Gathering (issue 8): N availability requests × 6 `http` sources answered by the supplier simulator
+ * (docs/supplier-contract.md) in 50–400 ms, against the bound that those very latencies and the
+ * configured concurrency allow (`gatheringBound`). Wall time runs from the first POST to the moment the
+ * last request is seen `COMPLETED` on a graphql-ws subscription opened before it.
+ */
+
+/** Worker pool size (`GATHERING_CONCURRENCY`). */
+const workerConcurrency = 64;
+/**
+ * Calls in flight per source (its bulkhead). 6 × 16 = 96 > 64, so the worker pool, not a source, is
+ * meant to be the binding limit; the bound takes both into account whichever binds.
+ */
+const sourceConcurrency = 16;
+/** Six of the demo catalogue's sources, so the simulator answers with real offers at the address. */
+const sourceKeys = [
+  ['kpn-wba', 'KPN'],
+  ['kpn-weas', 'KPN'],
+  ['eurofiber', 'Eurofiber'],
+  ['colt', 'Colt'],
+  ['zayo', 'Zayo'],
+  ['ziggo', 'Ziggo'],
+] as const;
+const batchSize = 100;
+/** The run ends when no event arrived for this long (ms) with requests still unfinished. */
+const idleLimitMs = 30_000;
+
+/**
+ * Creates a fresh instance with six `http` sources pointing at `simulator` in the database at `path`
+ * (through the operator resolvers the CLI uses), and client credentials for it.
+ */
+async function setUpInstance(path: string, code: string, simulator: SupplierSimulator) {
+  const services = await createServices(loadConfig({ DATABASE_URL: path, SEED_DEMO: 'false' }), {
+    logger: createLogger('silent'),
+  });
+  try {
+    await createInstance(services, { name: `Gathering bench ${code}`, code });
+    for (const [key, network] of sourceKeys) {
+      await registerInstanceSource(services, code, {
+        key,
+        name: `Simulated ${key}`,
+        network,
+        countryCodes: ['NL'],
+        endpointUrl: simulator.endpoint(key),
+        timeoutMs: 10_000,
+        concurrency: sourceConcurrency,
+      });
+    }
+    return await createApplication(services, { instance: code, roles: ['connectivity_check'] });
+  } finally {
+    closeDatabase(services.db);
+  }
+}
+
+/** Completion times (monotonic ms) of requests seen `COMPLETED` on the subscription, and events seen. */
+interface CompletionWatch {
+  completedAt: Map<string, number>;
+  events(): number;
+  lastEventAt(): number;
+  errors(): number;
+  close(): void;
+}
+
+async function watchCompletions(url: string, token: string): Promise<CompletionWatch> {
+  const completedAt = new Map<string, number>();
+  let events = 0;
+  let lastEventAt = monotonicMs();
+  let errors = 0;
+  const client: Client = createClient({
+    url,
+    webSocketImpl: WebSocket,
+    connectionParams: { authToken: token },
+    retryAttempts: 0,
+  });
+  await new Promise<void>((resolve, reject) => {
+    client.on('connected', () => resolve());
+    client.on('closed', () => reject(new Error('the subscription socket closed')));
+    client.subscribe<{ availabilityRequestUpdated: { id: string; status: string } }>(
+      { query: 'subscription BenchGathering { availabilityRequestUpdated { id status } }' },
+      {
+        next: ({ data }) => {
+          events += 1;
+          lastEventAt = monotonicMs();
+          const update = data?.availabilityRequestUpdated;
+          if (update?.status === 'COMPLETED' && !completedAt.has(update.id))
+            completedAt.set(update.id, lastEventAt);
+        },
+        error: () => {
+          errors += 1;
+        },
+        complete: () => {},
+      },
+    );
+  });
+  return {
+    completedAt,
+    events: () => events,
+    lastEventAt: () => lastEventAt,
+    errors: () => errors,
+    close: () => void client.dispose(),
+  };
+}
+
+/** What one gathering run measured; times in ms. */
+interface GatheringRun {
+  requests: number;
+  wallMs: number;
+  bound: GatheringBound;
+  latency: LatencyRecorder;
+  /** Requests never seen completed on the stream, and of those, the ones the database has completed. */
+  missing: number;
+  lostCompletions: number;
+  events: number;
+  subscriptionErrors: number;
+  peakRssMiB: number | null;
+  /** CPU time the gateway used from the first POST to the last completion. */
+  serverCpuMs: number | null;
+  supplierP50Ms: number | null;
+  supplierP99Ms: number | null;
+}
+
+async function gatheringRun(
+  context: BenchContext,
+  requests: number,
+  runIndex: number,
+): Promise<GatheringRun> {
+  const database = copyDataset(context.dataset);
+  const simulator = await startSupplierSimulator({ behaviour: { latencyMinMs: 50, latencyMaxMs: 400 } });
+  const recorder = recordSupplierCalls(simulator.port);
+  const code = `GATH${'ABCDEFGHIJ'[runIndex] ?? 'X'}`;
+  try {
+    const credentials = await setUpInstance(database.path, code, simulator);
+    const server = await startGateway(database.path, { GATHERING_CONCURRENCY: String(workerConcurrency) });
+    try {
+      const token = await signIn(server.url, credentials.clientId, credentials.clientSecret);
+      const watch = await watchCompletions(`${server.url.replace('http', 'ws')}/graphql`, token);
+      try {
+        const create = (addresses: number[]) =>
+          requestJson(`${server.url}/availability-requests`, {
+            token,
+            body: addresses.map((index) => ({ address: benchAddress(index) })),
+            expect: 201,
+          }).then(({ body }) => (body.data as { id: string }[]).map((created) => created.id));
+        // Warm-up: one request through the whole path (and the subscription proven live), then forgotten.
+        const [warmUpId = ''] = await create([0]);
+        await waitUntil(() => watch.completedAt.has(warmUpId), 30_000);
+        if (!watch.completedAt.has(warmUpId)) context.log('  warm-up request not seen completed within 30 s');
+        recorder.reset();
+
+        const rss = watchRss(server.pid);
+        const cpuBefore = processCpuMs(server.pid);
+        const submittedAt = new Map<string, number>();
+        const firstPostAt = monotonicMs();
+        for (let start = 0; start < requests; start += batchSize) {
+          const postedAt = monotonicMs();
+          const indexes = Array.from(
+            { length: Math.min(batchSize, requests - start) },
+            (_, k) => start + k + 1,
+          );
+          for (const id of await create(indexes)) submittedAt.set(id, postedAt);
+        }
+        context.log(
+          `  ${requests} requests submitted in ${((monotonicMs() - firstPostAt) / 1000).toFixed(1)} s`,
+        );
+        const done = () => [...submittedAt.keys()].every((id) => watch.completedAt.has(id));
+        await waitUntil(done, 600_000, () => monotonicMs() - watch.lastEventAt() > idleLimitMs);
+        const peakRssMiB = rss.stop();
+        const cpuAfter = processCpuMs(server.pid);
+
+        const latency = new LatencyRecorder();
+        let lastCompletion = firstPostAt;
+        const missingIds: string[] = [];
+        for (const [id, postedAt] of submittedAt) {
+          const completed = watch.completedAt.get(id);
+          if (completed === undefined) missingIds.push(id);
+          else {
+            latency.record(completed - postedAt);
+            lastCompletion = Math.max(lastCompletion, completed);
+          }
+        }
+        let lostCompletions = 0;
+        for (const id of missingIds) {
+          const { body } = await requestJson(`${server.url}/availability-requests/${id}`, { token });
+          if (body.data?.status === 'completed') lostCompletions += 1;
+        }
+        const supplier = new LatencyRecorder();
+        for (const call of recorder.calls) supplier.record(call.ms);
+        return {
+          requests,
+          wallMs: lastCompletion - firstPostAt,
+          bound: gatheringBound(recorder.calls, {
+            concurrency: workerConcurrency,
+            perSourceConcurrency: sourceConcurrency,
+          }),
+          latency,
+          missing: missingIds.length,
+          lostCompletions,
+          events: watch.events(),
+          subscriptionErrors: watch.errors(),
+          peakRssMiB,
+          serverCpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+          supplierP50Ms: supplier.percentileMs(50),
+          supplierP99Ms: supplier.percentileMs(99),
+        };
+      } finally {
+        watch.close();
+      }
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    recorder.stop();
+    await simulator.stop();
+    database.remove();
+  }
+}
+
+/** Polls `condition` every 50 ms until it holds, `giveUp` says so, or `timeoutMs` passed. */
+async function waitUntil(condition: () => boolean, timeoutMs: number, giveUp: () => boolean = () => false) {
+  const deadline = monotonicMs() + timeoutMs;
+  while (!condition() && !giveUp() && monotonicMs() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const round2 = (value: number) => Math.round(value * 100) / 100;
+
+/** The two rows of one run: the bound (baseline) and the gateway's wall time. */
+function measurements(run: GatheringRun, round: number): Measurement[] {
+  const { bound } = run;
+  const perSecond = (ms: number) => (ms > 0 ? round2((run.requests * 1000) / ms) : null);
+  return [
+    {
+      scenario: 'gathering',
+      role: 'baseline',
+      label: 'bound: supplier latency ÷ concurrency',
+      round,
+      throughput: perSecond(bound.boundMs),
+      throughputUnit: 'req/s',
+      p50Ms: null,
+      p99Ms: null,
+      peakRssMiB: null,
+      errors: 0,
+      extra: {
+        boundMs: Math.round(bound.boundMs),
+        globalTermMs: Math.round(bound.globalTermMs),
+        perSourceTermMs: Math.round(bound.perSourceTermMs),
+        longestCallMs: Math.round(bound.longestCallMs),
+        supplierCalls: bound.calls,
+        ...(run.supplierP50Ms === null ? {} : { supplierP50Ms: run.supplierP50Ms }),
+        ...(run.supplierP99Ms === null ? {} : { supplierP99Ms: run.supplierP99Ms }),
+      },
+    },
+    {
+      scenario: 'gathering',
+      role: 'gateway',
+      label: `gateway, GATHERING_CONCURRENCY=${workerConcurrency}, ${sourceConcurrency}/source`,
+      round: round + 1,
+      throughput: perSecond(run.wallMs),
+      throughputUnit: 'req/s',
+      p50Ms: run.latency.percentileMs(50),
+      p99Ms: run.latency.percentileMs(99),
+      peakRssMiB: run.peakRssMiB === null ? null : Math.round(run.peakRssMiB),
+      errors: run.missing + run.subscriptionErrors,
+      extra: {
+        requests: run.requests,
+        wallMs: Math.round(run.wallMs),
+        boundMs: Math.round(bound.boundMs),
+        wallToBound: bound.boundMs > 0 ? round2(run.wallMs / bound.boundMs) : 0,
+        missingCompletions: run.missing,
+        lostCompletions: run.lostCompletions,
+        events: run.events,
+        supplierCalls: bound.calls,
+        ...(run.serverCpuMs === null ? {} : { serverCpuMs: run.serverCpuMs }),
+      },
+    },
+  ];
+}
+
+/**
+ * The gathering scenario of issue 8: 1,000 requests (150 with `--quick`) × 6 simulated sources. Each
+ * run uses a fresh database copy, instance and simulator and yields two rows: the bound computed from
+ * that run's own supplier latencies (baseline) and the gateway's wall time — twice (bound, run, bound,
+ * run), once with `--quick`. Per-request p50/p99 is from a request's POST to its completion event.
+ */
+export function gatheringScenario(): Scenario {
+  return {
+    id: 'gathering',
+    title: 'Gathering: requests × 6 simulated sources (50–400 ms), wall time vs latency/concurrency bound',
+    target: 'wall ≤ 1.2 × bound, no completion event lost',
+    goals: [
+      { metric: 'extra:wallToBound', atMost: 1.2 },
+      { metric: 'extra:missingCompletions', atMost: 0 },
+    ],
+    async run(context) {
+      const requests = context.quick ? 150 : 1000;
+      const runs = context.quick ? 1 : 2;
+      const rows: Measurement[] = [];
+      for (let index = 0; index < runs; index += 1) {
+        context.log(`gathering run ${index + 1}: ${requests} requests × ${sourceKeys.length} sources`);
+        const run = await gatheringRun(context, requests, index + 1);
+        context.log(
+          `  wall ${(run.wallMs / 1000).toFixed(2)} s, bound ${(run.bound.boundMs / 1000).toFixed(2)} s ` +
+            `(×${(run.wallMs / run.bound.boundMs).toFixed(2)}), ${run.missing} missing, ${run.bound.calls} calls`,
+        );
+        rows.push(...measurements(run, index * 2 + 1));
+      }
+      return rows;
+    },
+  };
+}
