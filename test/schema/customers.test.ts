@@ -9,6 +9,7 @@ import {
   type TestTenant,
   waitFor,
 } from '../helpers/app.js';
+import { recordStatements } from '../helpers/sql.js';
 
 const CREATE_CUSTOMER = `mutation ($input: CreateCustomerInput!) {
   createCustomer(input: $input) {
@@ -423,21 +424,12 @@ describe('customers query without N+1', () => {
   });
   afterAll(() => server.close());
 
-  /** Runs the nested query for a tenant and counts the SQL statements prepared meanwhile. */
+  /** Runs the nested query for a tenant and counts the SQL statements executed meanwhile. */
   async function countStatements(size: number): Promise<{ result: Json; statements: number }> {
-    const client = server.app.services.db.$client;
-    const original = client.prepare;
-    let statements = 0;
-    client.prepare = ((source: string) => {
-      statements += 1;
-      return original.call(client, source);
-    }) as typeof client.prepare;
-    try {
-      const result = await tenants.get(size)?.api.graphql(NESTED);
-      return { result, statements };
-    } finally {
-      client.prepare = original;
-    }
+    const { result, sql } = await recordStatements(server.app.services.db.$client, async () =>
+      tenants.get(size)?.api.graphql(NESTED),
+    );
+    return { result, statements: sql.length };
   }
 
   it('when 5 and 10 customers with 2 projects and 2 requests each are listed with nested fields, then the SQL count is small and the same', async () => {

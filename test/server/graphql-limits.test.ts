@@ -13,6 +13,7 @@ import { MAX_BODY_BYTES } from '../../src/rest/http.js';
 import { schema } from '../../src/schema/index.js';
 import { graphqlLimits } from '../../src/server/graphql-limits.js';
 import { type Json, startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
+import { recordStatements } from '../helpers/sql.js';
 
 const admin = ['instance_admin', 'connectivity_check'] as const;
 const { maxDepth, maxAliases, maxDirectives, maxTokens, maxCharacters, maxCost } = graphqlLimits;
@@ -61,26 +62,15 @@ const fullPages = Object.values(schema.getQueryType()?.getFields() ?? {}).flatMa
 });
 
 /**
- * Runs `act` and collects the SQL statements the service prepares meanwhile: every query prepares one,
- * so no statement means no resolver ran.
+ * Runs `act` and collects the SQL statements the service executes meanwhile: every resolver that reads
+ * runs one, so no statement means no resolver ran.
  */
 async function countStatements<T>(
   server: TestServer,
   act: () => Promise<T>,
 ): Promise<{ result: T; statements: number; sql: string[] }> {
-  const client = server.app.services.db.$client;
-  const original = client.prepare;
-  const sql: string[] = [];
-  client.prepare = ((source: string) => {
-    sql.push(source);
-    return original.call(client, source);
-  }) as typeof client.prepare;
-  try {
-    const result = await act();
-    return { result, statements: sql.length, sql };
-  } finally {
-    client.prepare = original;
-  }
+  const { result, sql } = await recordStatements(server.app.services.db.$client, act);
+  return { result, statements: sql.length, sql };
 }
 
 /** A customer with one project, so that {@link deepRead} resolves all the way down. */
@@ -283,7 +273,7 @@ describe('GraphQL limits', () => {
       { input: { nam: 'Acme' } },
     );
 
-    expect(result.errors.map((error: Json) => error.message)).toEqual([
+    expect((result.errors ?? []).map((error: Json) => error.message)).toEqual([
       'Variable "$input" got invalid value { nam: "Acme" }; Field value.name of required type String! was not provided.',
       'Variable "$input" got invalid value { nam: "Acme" }; Field "nam" is not defined by type CreateCustomerInput.',
     ]);

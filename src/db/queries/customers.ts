@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, inArray, or, sql } from 'drizzle-orm';
 import { newId } from '../../ids.js';
 import type { Db } from '../client.js';
+import { preparedQuery, preparedVariants } from '../prepared.js';
 import { customerFinancialDetails, customers, pricePlans, projects, users } from '../schema/index.js';
 
 /** A customer row. */
@@ -87,12 +88,22 @@ function recordQuery(db: Db) {
 }
 
 /**
- * Case-insensitive substring condition on the folded name. `instr` has no wildcards, so `%`, `_` and `\`
- * in the search are literal characters (DESIGN.md, "Customers list").
+ * Case-insensitive substring condition on the folded name (placeholder `nameFolded`). `instr` has no
+ * wildcards, so `%`, `_` and `\` in the search are literal characters (DESIGN.md, "Customers list").
  */
-function nameContains(folded: string | null) {
-  return folded ? sql`instr(${customers.nameFolded}, ${folded}) > 0` : undefined;
+function nameContains(filter: 'all' | 'name') {
+  return filter === 'name'
+    ? sql`instr(${customers.nameFolded}, ${sql.placeholder('nameFolded')}) > 0`
+    : undefined;
 }
+
+const ofInstance = () => eq(customers.instanceId, sql.placeholder('instanceId'));
+
+const customerById = preparedQuery((db) =>
+  recordQuery(db)
+    .where(and(ofInstance(), eq(customers.id, sql.placeholder('id'))))
+    .prepare(),
+);
 
 /** One customer of an instance, or undefined (also for another instance's id). */
 export async function findCustomer(
@@ -100,10 +111,16 @@ export async function findCustomer(
   instanceId: string,
   id: string,
 ): Promise<CustomerRecord | undefined> {
-  return recordQuery(db)
-    .where(and(eq(customers.instanceId, instanceId), eq(customers.id, id)))
-    .get();
+  return customerById(db).get({ instanceId, id });
 }
+
+const customersByIds = preparedQuery((db) =>
+  recordQuery(db)
+    .where(
+      and(ofInstance(), sql`${customers.id} in (select value from json_each(${sql.placeholder('ids')}))`),
+    )
+    .prepare(),
+);
 
 /** Those of the given ids that are customers of the instance (for batch loading). */
 export async function findCustomers(
@@ -112,15 +129,33 @@ export async function findCustomers(
   ids: readonly string[],
 ): Promise<CustomerRecord[]> {
   if (ids.length === 0) return [];
-  return recordQuery(db)
-    .where(and(eq(customers.instanceId, instanceId), inArray(customers.id, [...ids])))
-    .all();
+  return customersByIds(db).all({ instanceId, ids: JSON.stringify(ids) });
 }
+
+const customerCount = preparedVariants((db, filter: 'all' | 'name') =>
+  db
+    .select({ n: sql<number>`count(*)` })
+    .from(customers)
+    .where(and(ofInstance(), nameContains(filter)))
+    .prepare(),
+);
 
 /** Number of customers of an instance whose folded name contains `nameFolded` (all when null). */
 export async function countCustomers(db: Db, instanceId: string, nameFolded: string | null): Promise<number> {
-  return db.$count(customers, and(eq(customers.instanceId, instanceId), nameContains(nameFolded)));
+  const row = nameFolded
+    ? customerCount(db, 'name').get({ instanceId, nameFolded })
+    : customerCount(db, 'all').get({ instanceId });
+  return row?.n ?? 0;
 }
+
+const customersPage = preparedVariants((db, filter: 'all' | 'name') =>
+  recordQuery(db)
+    .where(and(ofInstance(), nameContains(filter)))
+    .orderBy(asc(customers.nameFolded), asc(customers.id))
+    .limit(sql.placeholder('limit'))
+    .offset(sql.placeholder('offset'))
+    .prepare(),
+);
 
 /** A page of customers ordered by name, then id. */
 export async function listCustomersPage(
@@ -128,13 +163,32 @@ export async function listCustomersPage(
   instanceId: string,
   query: { nameFolded: string | null; offset: number; limit: number },
 ): Promise<CustomerRecord[]> {
-  return recordQuery(db)
-    .where(and(eq(customers.instanceId, instanceId), nameContains(query.nameFolded)))
-    .orderBy(asc(customers.nameFolded), asc(customers.id))
-    .limit(query.limit)
-    .offset(query.offset)
-    .all();
+  return customersPage(db, query.nameFolded ? 'name' : 'all').all({
+    instanceId,
+    nameFolded: query.nameFolded,
+    limit: query.limit,
+    offset: query.offset,
+  });
 }
+
+type CustomerSliceVariant = `${'all' | 'name'}:${'first' | 'after'}`;
+
+const customersSlice = preparedVariants((db, variant: CustomerSliceVariant) => {
+  const [filter, start] = variant.split(':') as ['all' | 'name', 'first' | 'after'];
+  const afterName = sql.placeholder('afterNameFolded');
+  const bound =
+    start === 'after'
+      ? or(
+          gt(customers.nameFolded, afterName),
+          and(eq(customers.nameFolded, afterName), gt(customers.id, sql.placeholder('afterId'))),
+        )
+      : undefined;
+  return recordQuery(db)
+    .where(and(ofInstance(), nameContains(filter), bound))
+    .orderBy(asc(customers.nameFolded), asc(customers.id))
+    .limit(sql.placeholder('limit'))
+    .prepare();
+});
 
 /** Customers after a (folded name, id) position in list order, for cursor connections. */
 export async function sliceCustomers(
@@ -143,17 +197,13 @@ export async function sliceCustomers(
   query: { nameFolded: string | null; after: { nameFolded: string; id: string } | null; limit: number },
 ): Promise<CustomerRecord[]> {
   const { after } = query;
-  const bound = after
-    ? or(
-        gt(customers.nameFolded, after.nameFolded),
-        and(eq(customers.nameFolded, after.nameFolded), gt(customers.id, after.id)),
-      )
-    : undefined;
-  return recordQuery(db)
-    .where(and(eq(customers.instanceId, instanceId), nameContains(query.nameFolded), bound))
-    .orderBy(asc(customers.nameFolded), asc(customers.id))
-    .limit(query.limit)
-    .all();
+  return customersSlice(db, `${query.nameFolded ? 'name' : 'all'}:${after ? 'after' : 'first'}`).all({
+    instanceId,
+    nameFolded: query.nameFolded,
+    afterNameFolded: after?.nameFolded ?? null,
+    afterId: after?.id ?? null,
+    limit: query.limit,
+  });
 }
 
 /** Creates a project. */
