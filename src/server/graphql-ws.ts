@@ -1,15 +1,15 @@
 import type { Server } from 'node:http';
 import type { DocumentNode, ExecutionArgs, GraphQLError } from 'graphql';
-import type { SubscribePayload } from 'graphql-ws';
+import { MessageType, type SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import type { Context, Services, Viewer } from '../context.js';
 import { AppError } from '../errors.js';
 import { viewerForToken } from '../resolvers/authentication.js';
 import { requestProgress } from '../resolvers/availability-events.js';
 import { authTokenFromHeaders } from './auth-header.js';
 import { type createGraphQLServer, executeSubscriptionEvent } from './graphql.js';
-import { SharedSubscriptions } from './shared-subscriptions.js';
+import { type ResultSink, SharedSubscriptions } from './shared-subscriptions.js';
 
 /** The auth token of a graphql-ws connection: `connection_init` payload `{authToken}`, else the upgrade headers. */
 function connectionToken(
@@ -32,6 +32,21 @@ interface EnvelopedRoot {
   execute(args: ExecutionArgs): unknown;
   subscribe(args: ExecutionArgs): unknown;
   shareKey: string;
+  /** Writes a serialised result as this subscription's graphql-ws `next` message. */
+  sendNext: ResultSink;
+}
+
+/**
+ * A sink writing `next` messages of subscription `id` to `socket` (graphql-ws protocol,
+ * "Next": `{"id", "type": "next", "payload": ExecutionResult}`), with the payload already serialised —
+ * so one event costs one serialisation for all subscribers of a group, as a raw broadcast does. Nothing
+ * is written once the socket is closing.
+ */
+function nextMessageSink(socket: WebSocket, id: string): ResultSink {
+  const prefix = `{"id":${JSON.stringify(id)},"type":"${MessageType.Next}","payload":`;
+  return (resultJson) => {
+    if (socket.readyState === socket.OPEN) socket.send(`${prefix}${resultJson}}`);
+  };
 }
 
 /**
@@ -86,11 +101,14 @@ export function serveGraphQLOverWebSocket(
       subscribe: (args) => {
         const root = args.rootValue as EnvelopedRoot;
         options.onSubscription?.(args.document, args.operationName);
-        return shared.subscribe(root.shareKey, { ...args, rootValue: undefined }, (event) =>
-          executeSubscriptionEvent(event, production),
+        return shared.subscribe(
+          root.shareKey,
+          { ...args, rootValue: undefined },
+          (event) => executeSubscriptionEvent(event, production),
+          root.sendNext,
         ) as never;
       },
-      onSubscribe: async (ctx, _id, params) => {
+      onSubscribe: async (ctx, id, params) => {
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
           req: ctx.extra.request,
@@ -114,6 +132,7 @@ export function serveGraphQLOverWebSocket(
           execute,
           subscribe,
           shareKey: shareKey(contextValue.viewer, params),
+          sendNext: nextMessageSink(ctx.extra.socket, id),
         };
         return {
           schema,

@@ -16,7 +16,28 @@ export interface PayloadProgress {
 interface Delivery {
   result: ExecutionResult;
   progress: PayloadProgress | null;
+  /** `result` as JSON, serialised once for all subscribers on first use. */
+  json(): string;
 }
+
+/** A delivery of `result`, serialising it at most once. */
+function delivery(result: ExecutionResult, progress: PayloadProgress | null): Delivery {
+  let json: string | null = null;
+  return {
+    result,
+    progress,
+    json: () => {
+      json ??= JSON.stringify(result);
+      return json;
+    },
+  };
+}
+
+/**
+ * Writes one serialised result straight to a subscriber's connection (a graphql-ws `next` message),
+ * instead of handing the result object to the transport to serialise per subscriber.
+ */
+export type ResultSink = (resultJson: string) => void;
 
 /** One subscriber: a queue that graphql-ws pulls from, and what it has been sent per subject. */
 class Subscriber implements AsyncIterableIterator<ExecutionResult> {
@@ -29,7 +50,10 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
   /** No more results will be queued (the queue may still hold some). */
   closed = false;
 
-  constructor(private readonly onClose: (subscriber: Subscriber) => void) {}
+  constructor(
+    private readonly onClose: (subscriber: Subscriber) => void,
+    private readonly sink: ResultSink | null,
+  ) {}
 
   /** A live delivery: held until the snapshot is sent, then sent as by {@link send}. */
   deliver(delivery: Delivery): void {
@@ -45,7 +69,8 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
       if ((this.sent.get(progress.subject) ?? -1) >= progress.rank) return;
       this.sent.set(progress.subject, progress.rank);
     }
-    if (this.waiting) {
+    if (this.sink) this.sink(delivery.json());
+    else if (this.waiting) {
       const resolve = this.waiting;
       this.waiting = null;
       resolve({ done: false, value: delivery.result });
@@ -147,7 +172,9 @@ export class SharedSubscriptions {
 
   /**
    * Subscribes with `args` (its `contextValue` a {@link Context}), sharing the event stream and each
-   * event's execution with the other subscribers of `key`.
+   * event's execution with the other subscribers of `key`. With a `sink`, results are written to it
+   * serialised (once per event for the whole group) and the returned iterator only ends — with the
+   * subscription, or with the stream's error; without one, the iterator yields the results.
    *
    * @returns the subscriber's results, or the error result when the event stream cannot start.
    */
@@ -155,12 +182,14 @@ export class SharedSubscriptions {
     key: string,
     args: ExecutionArgs,
     execute: EventExecutor,
+    sink?: ResultSink,
   ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
     const context = args.contextValue as Context;
-    const run = async (payload: unknown): Promise<Delivery> => ({
-      result: await execute({ ...args, rootValue: payload, contextValue: { ...context } }),
-      progress: this.progressOf(payload),
-    });
+    const run = async (payload: unknown): Promise<Delivery> =>
+      delivery(
+        await execute({ ...args, rootValue: payload, contextValue: { ...context } }),
+        this.progressOf(payload),
+      );
     let group = this.groups.get(key);
     const isNew = group === undefined;
     if (!group) {
@@ -168,7 +197,7 @@ export class SharedSubscriptions {
       this.groups.set(key, group);
     }
     const joined = group;
-    const subscriber = new Subscriber((closed) => this.leave(key, joined, closed));
+    const subscriber = new Subscriber((closed) => this.leave(key, joined, closed), sink ?? null);
     joined.subscribers.add(subscriber);
     if (isNew) {
       const stream = await createSourceEventStream({ ...args, contextValue: phaseContext(context, 'live') });
@@ -178,7 +207,7 @@ export class SharedSubscriptions {
         for (const member of [...joined.subscribers]) {
           if (member === subscriber) continue;
           member.goLive();
-          member.send({ result: stream, progress: null });
+          member.send(delivery(stream, null));
           member.close();
         }
         void subscriber.return();
