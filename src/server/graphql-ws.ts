@@ -1,9 +1,9 @@
 import type { Server } from 'node:http';
-import type { DocumentNode, ExecutionArgs, GraphQLError } from 'graphql';
-import { MessageType, type SubscribePayload } from 'graphql-ws';
+import { type DocumentNode, type ExecutionArgs, type GraphQLError, getOperationAST } from 'graphql';
+import { MessageType } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
-import type { Context, Services, Viewer } from '../context.js';
+import { type Context, createContext, type Services, type Viewer } from '../context.js';
 import { AppError } from '../errors.js';
 import { viewerForToken } from '../resolvers/authentication.js';
 import { requestProgress } from '../resolvers/availability-events.js';
@@ -24,16 +24,47 @@ function connectionToken(
   });
 }
 
-/**
- * What graphql-ws's `rootValue` carries from `onSubscribe` to `execute`/`subscribe`, as Yoga's graphql-ws
- * example does: the Yoga executors, and for a subscription the key of its sharing group.
- */
-interface EnvelopedRoot {
+/** The Yoga executors handed through graphql-ws's `rootValue` for a query or mutation. */
+interface ExecutorsRoot {
   execute(args: ExecutionArgs): unknown;
   subscribe(args: ExecutionArgs): unknown;
+}
+
+/** What a subscription's `rootValue` carries from `onSubscribe` to `subscribe`. */
+interface SharedRoot {
+  /** The group of subscribers it may share one execution with (see {@link shareKey}). */
   shareKey: string;
   /** Writes a serialised result as this subscription's graphql-ws `next` message. */
   sendNext: ResultSink;
+}
+
+/** A small number per parsed document: Yoga's parse cache gives one document per query text. */
+const documentNumbers = new WeakMap<DocumentNode, number>();
+let documentsNumbered = 0;
+
+/**
+ * Subscribers that may share one execution: same instance and roles (all a result depends on besides
+ * the document), same parsed document, operation and variables. Short, since every subscriber keeps it.
+ */
+function shareKey(
+  viewer: Viewer | null,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Readonly<Record<string, unknown>> | null | undefined,
+): string {
+  let number = documentNumbers.get(document);
+  if (number === undefined) {
+    documentsNumbered += 1;
+    number = documentsNumbered;
+    documentNumbers.set(document, number);
+  }
+  return JSON.stringify([
+    viewer?.instanceId ?? null,
+    viewer ? [...viewer.roles].sort().join(',') : null,
+    number,
+    operationName ?? null,
+    variables ?? null,
+  ]);
 }
 
 /**
@@ -47,20 +78,6 @@ function nextMessageSink(socket: WebSocket, id: string): ResultSink {
   return (resultJson) => {
     if (socket.readyState === socket.OPEN) socket.send(`${prefix}${resultJson}}`);
   };
-}
-
-/**
- * Subscribers that may share one execution: same instance and roles (all a result depends on besides
- * the document), same operation, document text and variables.
- */
-function shareKey(viewer: Viewer | null, params: SubscribePayload): string {
-  return JSON.stringify([
-    viewer?.instanceId ?? null,
-    viewer ? [...viewer.roles].sort() : null,
-    params.operationName ?? null,
-    params.query,
-    params.variables ?? null,
-  ]);
 }
 
 /**
@@ -97,9 +114,9 @@ export function serveGraphQLOverWebSocket(
         }
       },
       // graphql-ws types these as graphql's own executors; Yoga's enveloped ones return the same results.
-      execute: (args) => (args.rootValue as EnvelopedRoot).execute(args) as never,
+      execute: (args) => (args.rootValue as ExecutorsRoot).execute(args) as never,
       subscribe: (args) => {
-        const root = args.rootValue as EnvelopedRoot;
+        const root = args.rootValue as SharedRoot;
         options.onSubscription?.(args.document, args.operationName);
         return shared.subscribe(
           root.shareKey,
@@ -128,20 +145,23 @@ export function serveGraphQLOverWebSocket(
         const errors = validate(schema, document);
         if (errors.length > 0) return errors;
         const contextValue = (await contextFactory()) as Context;
-        const rootValue: EnvelopedRoot = {
-          execute,
-          subscribe,
-          shareKey: shareKey(contextValue.viewer, params),
-          sendNext: nextMessageSink(ctx.extra.socket, id),
-        };
-        return {
+        const operation = {
           schema,
           operationName: params.operationName,
           document,
           variableValues: params.variables,
-          contextValue,
-          rootValue,
         };
+        if (getOperationAST(document, params.operationName)?.operation === 'subscription') {
+          // A subscription lives as long as its client: it keeps only what its events need — no request,
+          // socket or Yoga executors, which thousands of open subscriptions would otherwise each hold.
+          const rootValue: SharedRoot = {
+            shareKey: shareKey(contextValue.viewer, document, params.operationName, params.variables),
+            sendNext: nextMessageSink(ctx.extra.socket, id),
+          };
+          return { ...operation, contextValue: createContext(services, contextValue.viewer), rootValue };
+        }
+        const rootValue: ExecutorsRoot = { execute, subscribe };
+        return { ...operation, contextValue, rootValue };
       },
     },
     wsServer,

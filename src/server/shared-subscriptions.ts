@@ -61,11 +61,15 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
     else this.send(delivery);
   }
 
-  /** Queues `delivery` unless the subscriber already has its subject at this rank or later. */
-  send(delivery: Delivery): void {
+  /**
+   * Sends `delivery` unless the subscriber already has its subject at this rank or later. Ranks are kept
+   * only for the subjects of the subscriber's snapshot: the group's live stream is in order already, so
+   * only a live event racing the snapshot can be stale — and the map stays as small as the snapshot.
+   */
+  send(delivery: Delivery, fromSnapshot = false): void {
     if (this.closed) return;
     const { progress } = delivery;
-    if (progress) {
+    if (progress && (fromSnapshot || this.sent.has(progress.subject))) {
       if ((this.sent.get(progress.subject) ?? -1) >= progress.rank) return;
       this.sent.set(progress.subject, progress.rank);
     }
@@ -229,7 +233,7 @@ export class SharedSubscriptions {
       try {
         for await (const payload of snapshot) {
           if (subscriber.closed) break;
-          subscriber.send(await run(payload));
+          subscriber.send(await run(payload), true);
         }
         subscriber.goLive();
       } catch (error) {
