@@ -99,6 +99,8 @@ export function serveGraphQLOverWebSocket(
 ): { subscriptions: SharedSubscriptions; close(): Promise<void> } {
   const wsServer = new WebSocketServer({ server, path: '/graphql' });
   const shared = new SharedSubscriptions(requestProgress);
+  /** What an accepted connection keeps of its upgrade request. */
+  const connections = new WeakMap<WebSocket, { token: string; remoteAddress: string | undefined }>();
   const production = services.config.NODE_ENV === 'production';
   const disposable = useServer(
     {
@@ -107,6 +109,10 @@ export function serveGraphQLOverWebSocket(
         if (!token) return false;
         try {
           await viewerForToken(services, token);
+          // The connection keeps its token and client address, not the whole upgrade request (headers,
+          // parser state) for as long as it stays open.
+          connections.set(ctx.extra.socket, { token, remoteAddress: ctx.extra.request.socket.remoteAddress });
+          (ctx.extra as { request: unknown }).request = null;
           return true;
         } catch (error) {
           if (error instanceof AppError) return false;
@@ -126,12 +132,13 @@ export function serveGraphQLOverWebSocket(
         ) as never;
       },
       onSubscribe: async (ctx, id, params) => {
+        const connection = connections.get(ctx.extra.socket);
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
-          req: ctx.extra.request,
           socket: ctx.extra.socket,
           params,
-          authToken: connectionToken(ctx.connectionParams, ctx.extra.request.headers),
+          authToken: connection?.token ?? null,
+          remoteAddress: connection?.remoteAddress,
         });
         // Parse and validate before building the context, so a refused query costs no viewer look-up, and
         // a parse error (or a query over the token limit) is answered as an error, not a closed socket.

@@ -167,7 +167,12 @@ export function createGraphQLServer(services: Services, options: { plugins?: Plu
       ...(options.plugins ?? []),
     ],
     // Built after parsing and validation: a refused document costs no database read.
-    context: async (initial: { request?: Request; authToken?: string | null; req?: IncomingMessage }) => {
+    context: async (initial: {
+      request?: Request;
+      authToken?: string | null;
+      req?: IncomingMessage;
+      remoteAddress?: string;
+    }) => {
       // Over HTTP the token is in the request's headers; over WebSocket graphql-ws passes it in.
       const token =
         initial.authToken ??
@@ -184,7 +189,9 @@ export function createGraphQLServer(services: Services, options: { plugins?: Plu
       const decision =
         viewer && token
           ? await services.rateLimits.forCaller(hashCredential(token), viewer.instanceId)
-          : await services.rateLimits.forAnonymous(initial.req?.socket.remoteAddress ?? 'unknown');
+          : await services.rateLimits.forAnonymous(
+              initial.req?.socket.remoteAddress ?? initial.remoteAddress ?? 'unknown',
+            );
       if (!decision.allowed) {
         throw createGraphQLError(`Too many requests; try again in ${decision.resetSeconds} s.`, {
           extensions: { code: 'LIMIT_EXCEEDED', http: { status: 429, headers: rateLimitHeaders(decision) } },
