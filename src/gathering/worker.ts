@@ -5,10 +5,11 @@ import {
   type ChangedRequest,
   type ClaimedTask,
   claimTasks,
-  completeTask,
+  completeTasks,
   failTaskAttempt,
   nextTaskDueAt,
   releaseTasks,
+  type TaskCompletion,
 } from '../db/queries/gathering-tasks.js';
 import { loadPricingPlan } from '../db/queries/price-plans.js';
 import type { SourceType } from '../db/schema/index.js';
@@ -57,7 +58,7 @@ export function retryDelayMs(attempt: number, random: () => number = Math.random
  * The in-process gathering worker pool. It claims durable tasks with a lease, asks each task's source
  * adapter for offers, keeps those inside the request's filters, prices them with the request's price
  * plan (purchase and sale prices are both kept), and stores them with the task's
- * completion in one transaction (see `completeTask`). Tasks survive restarts: a graceful stop gives its
+ * completion in one transaction (see `completeTasks`). Tasks survive restarts: a graceful stop gives its
  * leases back, a crash leaves them to expire.
  */
 export class GatheringWorker {
@@ -69,6 +70,12 @@ export class GatheringWorker {
   private pumping = false;
   private pumpAgain = false;
   private pumpScheduled = false;
+  /** Finished tasks waiting for this turn's completion transaction (see {@link complete}). */
+  private readonly completions: {
+    completion: TaskCompletion;
+    resolve: (change: ChangedRequest | null) => void;
+    reject: (error: unknown) => void;
+  }[] = [];
 
   constructor(private readonly options: GatheringWorkerOptions) {}
 
@@ -195,7 +202,7 @@ export class GatheringWorker {
       const products = offers
         .filter((offer) => offerMatchesFilters(offer, task.request.filters))
         .map((offer) => ({ ...offer, ...salePrices(plan, offer) }));
-      const change = await completeTask(db, {
+      const change = await this.complete({
         taskId: task.taskId,
         owner: this.owner,
         now: clock.now(),
@@ -226,6 +233,27 @@ export class GatheringWorker {
       if (change) this.options.onChange(change);
       this.settled(task, retry ? 'retried' : 'failed', fetchMs ?? performance.now() - startedAt);
     }
+  }
+
+  /**
+   * Stores a finished task's products (see `completeTasks`). Tasks finishing within one turn of the event
+   * loop are stored in one transaction: one commit for all of them.
+   */
+  private complete(completion: TaskCompletion): Promise<ChangedRequest | null> {
+    return new Promise((resolve, reject) => {
+      this.completions.push({ completion, resolve, reject });
+      if (this.completions.length > 1) return;
+      setImmediate(() => {
+        const batch = this.completions.splice(0);
+        completeTasks(
+          this.options.db,
+          batch.map((entry) => entry.completion),
+        ).then(
+          (changes) => batch.forEach((entry, index) => entry.resolve(changes[index] ?? null)),
+          (error: unknown) => batch.forEach((entry) => entry.reject(error)),
+        );
+      });
+    });
   }
 
   /** Tells the observer; its failure must not turn a finished attempt into a failed one. */

@@ -190,27 +190,50 @@ export async function completeTask(
   db: Db,
   input: { taskId: string; owner: string; now: Date; products: GatheredProduct[] },
 ): Promise<ChangedRequest | null> {
-  const nowMs = input.now.getTime();
+  const [change] = await completeTasks(db, [input]);
+  return change ?? null;
+}
+
+/** One finished task for {@link completeTasks}. */
+export interface TaskCompletion {
+  taskId: string;
+  owner: string;
+  now: Date;
+  products: GatheredProduct[];
+}
+
+/**
+ * {@link completeTask} for several tasks in one transaction — one commit for all of them, which is most
+ * of what storing a task's few products costs. Each task is still fenced by its own lease.
+ *
+ * @returns per completion, in order: the changed request, or null when that task's lease was lost.
+ */
+export async function completeTasks(
+  db: Db,
+  completions: TaskCompletion[],
+): Promise<(ChangedRequest | null)[]> {
   const succeed = succeedTask(db);
   const insertProduct = productInsert(db);
   return db.transaction(
-    () => {
-      const task = succeed.get({ taskId: input.taskId, owner: input.owner, nowMs });
-      if (!task) return null;
-      for (const product of input.products) {
-        insertProduct.run({
-          ...product,
-          id: newId('availabilityRequestProduct'),
-          instanceId: task.instanceId,
-          availabilityRequestId: task.availabilityRequestId,
-          gatheringTaskId: task.id,
-          sourceId: task.sourceId,
-          createdAtMs: nowMs,
-        });
-      }
-      finishSource(db, task.availabilityRequestId, input.now);
-      return { instanceId: task.instanceId, availabilityRequestId: task.availabilityRequestId };
-    },
+    () =>
+      completions.map((input) => {
+        const nowMs = input.now.getTime();
+        const task = succeed.get({ taskId: input.taskId, owner: input.owner, nowMs });
+        if (!task) return null;
+        for (const product of input.products) {
+          insertProduct.run({
+            ...product,
+            id: newId('availabilityRequestProduct'),
+            instanceId: task.instanceId,
+            availabilityRequestId: task.availabilityRequestId,
+            gatheringTaskId: task.id,
+            sourceId: task.sourceId,
+            createdAtMs: nowMs,
+          });
+        }
+        finishSource(db, task.availabilityRequestId, input.now);
+        return { instanceId: task.instanceId, availabilityRequestId: task.availabilityRequestId };
+      }),
     { behavior: 'immediate' },
   );
 }
