@@ -69,7 +69,13 @@ describe('gathering across restarts', () => {
   it('when the service stops in the middle of gathering and starts again, then every request completes with no duplicate product', async () => {
     const database = tempDatabasePath();
     cleanups.push(database.remove);
-    const env = { SOURCE_LATENCY_SCALE: '0.3', GATHERING_CONCURRENCY: '4' };
+    // Polling every request until it completes is many reads: the rate limits are not under test here.
+    const env = {
+      SOURCE_LATENCY_SCALE: '0.3',
+      GATHERING_CONCURRENCY: '4',
+      RATE_LIMIT_PER_TOKEN: '1000000',
+      RATE_LIMIT_PER_INSTANCE: '1000000',
+    };
     const first: TestServer = await startTestServer({ databasePath: database.path, env });
     const tenant = await first.tenant();
     const created = await tenant.api.post('/availability-requests', addresses);

@@ -103,9 +103,8 @@ export const gatheringTasks = sqliteTable(
   },
   (t) => [
     uniqueIndex('gathering_tasks_request_source_unique').on(t.availabilityRequestId, t.sourceId),
-    // Claims read queued tasks in (available_at, id) order and running ones by lease expiry.
+    // Claims read queued tasks in (available_at, id) order; running ones (few) through the status prefix.
     index('gathering_tasks_claim_idx').on(t.status, t.availableAt, t.id),
-    index('gathering_tasks_lease_idx').on(t.status, t.leaseExpiresAt),
   ],
 );
 

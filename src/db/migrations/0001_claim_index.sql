@@ -1,3 +1,2 @@
 DROP INDEX `gathering_tasks_claim_idx`;--> statement-breakpoint
-CREATE INDEX `gathering_tasks_lease_idx` ON `gathering_tasks` (`status`,`lease_expires_at`);--> statement-breakpoint
 CREATE INDEX `gathering_tasks_claim_idx` ON `gathering_tasks` (`status`,`available_at`,`id`);
