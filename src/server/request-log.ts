@@ -6,7 +6,11 @@ import type { Logger } from '../logger.js';
 /** A caller's `X-Request-Id` is kept only when it is a short, plain token (no spaces, quotes or newlines). */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Headers that carry credentials: the auth token, Bearer tokens, the event-stream cookie. */
-const SECRET_HEADERS = ['x-auth-token', 'authorization', 'proxy-authorization', 'cookie'] as const;
+/**
+ * The request headers a log line keeps: an allow-list, so that no credential header (`X-Auth-Token`,
+ * `Authorization`, `Cookie`, or one added later) can reach the logs, and each line stays small.
+ */
+const LOGGED_HEADERS = ['user-agent', 'content-type', 'content-length', 'accept', 'x-forwarded-for'] as const;
 /** Query parameters that carry credentials; `authorization` is how browsers send the `sse_jwt`. */
 const SECRET_PARAMETERS = new Set(['authorization', 'access_token', 'auth_token', 'client_secret']);
 const REDACTED = '[redacted]';
@@ -40,8 +44,11 @@ export function loggableUrl(target: string): string {
 
 /** The request as logged: never a credential header's value, never a credential in the query. */
 function serializeRequest(req: IncomingMessage) {
-  const headers: Record<string, unknown> = { ...req.headers };
-  for (const name of SECRET_HEADERS) if (name in headers) headers[name] = REDACTED;
+  const headers: Record<string, string | string[]> = {};
+  for (const name of LOGGED_HEADERS) {
+    const value = req.headers[name];
+    if (value !== undefined) headers[name] = value;
+  }
   return {
     method: req.method,
     url: loggableUrl(req.url ?? '/'),
@@ -50,7 +57,6 @@ function serializeRequest(req: IncomingMessage) {
   };
 }
 
-/** Response headers are left out: the status is what an operator reads. */
 function serializeResponse(res: ServerResponse) {
   return { statusCode: res.statusCode };
 }
@@ -58,7 +64,7 @@ function serializeResponse(res: ServerResponse) {
 /**
  * Request logging with pino-http: each HTTP request gives one line when its response ends (finished or
  * closed), `info` below 500 and `error` from 500, with `reqId`, `route` (a low-cardinality label, see
- * `routeLabel`), `req` (method, redacted URL and headers), `res.statusCode` and `durationMs`. The
+ * `routeLabel`), `req` (method, redacted URL, allow-listed headers), `res.statusCode` and `durationMs`. The
  * request id ({@link requestIdOf}) is echoed in the `X-Request-Id` response header, and `req.log` is a
  * child logger bound to it for anything logged while serving the request.
  *
