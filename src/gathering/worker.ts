@@ -249,8 +249,12 @@ export class GatheringWorker {
           this.options.db,
           batch.map((entry) => entry.completion),
         ).then(
-          (changes) => batch.forEach((entry, index) => entry.resolve(changes[index] ?? null)),
-          (error: unknown) => batch.forEach((entry) => entry.reject(error)),
+          (changes) => {
+            for (const [index, entry] of batch.entries()) entry.resolve(changes[index] ?? null);
+          },
+          (error: unknown) => {
+            for (const entry of batch) entry.reject(error);
+          },
         );
       });
     });

@@ -145,11 +145,16 @@ export async function insertAvailabilityRequests(
 
 const recordColumns = { request: availabilityRequests, address: addresses };
 
-const requestById = preparedQuery((db) =>
-  db
+/** Requests joined with their addresses, as {@link AvailabilityRequestRecord}s; add the conditions. */
+function recordQuery(db: Db) {
+  return db
     .select(recordColumns)
     .from(availabilityRequests)
-    .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId))
+    .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId));
+}
+
+const requestById = preparedQuery((db) =>
+  recordQuery(db)
     .where(
       and(
         eq(availabilityRequests.instanceId, sql.placeholder('instanceId')),
@@ -194,10 +199,7 @@ export async function countAvailabilityRequests(
 }
 
 const requestsPage = preparedQuery((db) =>
-  db
-    .select(recordColumns)
-    .from(availabilityRequests)
-    .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId))
+  recordQuery(db)
     .where(eq(availabilityRequests.instanceId, sql.placeholder('instanceId')))
     .orderBy(desc(availabilityRequests.createdAt), desc(availabilityRequests.id))
     .limit(sql.placeholder('limit'))
@@ -262,10 +264,7 @@ const requestSlice = preparedVariants((db, variant: SliceVariant) => {
         ? or(lt(t.createdAt, createdAt), and(eq(t.createdAt, createdAt), lt(t.id, id)))
         : or(gt(t.createdAt, createdAt), and(eq(t.createdAt, createdAt), gt(t.id, id)));
   const order = direction === 'older' ? [desc(t.createdAt), desc(t.id)] : [asc(t.createdAt), asc(t.id)];
-  return db
-    .select(recordColumns)
-    .from(t)
-    .innerJoin(addresses, eq(addresses.id, t.addressId))
+  return recordQuery(db)
     .where(
       and(
         eq(t.instanceId, sql.placeholder('instanceId')),
