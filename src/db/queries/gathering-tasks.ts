@@ -2,7 +2,7 @@ import { and, eq, lte, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { newId } from '../../ids.js';
 import type { Db } from '../client.js';
-import { preparedQuery } from '../prepared.js';
+import { preparedQuery, preparedRowInsert } from '../prepared.js';
 import {
   addresses,
   availabilityRequestProducts,
@@ -228,7 +228,7 @@ export async function completeTasks(
             availabilityRequestId: task.availabilityRequestId,
             gatheringTaskId: task.id,
             sourceId: task.sourceId,
-            createdAtMs: nowMs,
+            createdAt: input.now,
           });
         }
         finishSource(db, task.availabilityRequestId, input.now);
@@ -267,33 +267,8 @@ const succeedTask = preparedQuery((db) =>
     .prepare(),
 );
 
-/** Inserts one gathered product (one prepared row insert, run per product inside the task's transaction). */
-const productInsert = preparedQuery((db) => {
-  const p = availabilityRequestProducts;
-  const column = (name: keyof typeof p.$inferInsert) => sql.placeholder(name);
-  return db
-    .insert(p)
-    .values({
-      id: column('id'),
-      instanceId: column('instanceId'),
-      availabilityRequestId: column('availabilityRequestId'),
-      gatheringTaskId: column('gatheringTaskId'),
-      sourceId: column('sourceId'),
-      network: column('network'),
-      technologyType: column('technologyType'),
-      connectionType: column('connectionType'),
-      downloadKbps: column('downloadKbps'),
-      uploadKbps: column('uploadKbps'),
-      contractTermMonths: column('contractTermMonths'),
-      purchaseMrcMinor: column('purchaseMrcMinor'),
-      purchaseNrcMinor: column('purchaseNrcMinor'),
-      mrcMinor: column('mrcMinor'),
-      nrcMinor: column('nrcMinor'),
-      currency: column('currency'),
-      createdAt: sql`${sql.placeholder('createdAtMs')}`,
-    })
-    .prepare();
-});
+/** Inserts one gathered product (run per product inside the task's transaction). */
+const productInsert = preparedRowInsert(availabilityRequestProducts);
 
 /**
  * Records a failed attempt. With `retryAt` the task goes back to the queue until then; without it the
