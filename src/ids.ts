@@ -1,4 +1,4 @@
-import { TypeID, typeid } from 'typeid-js';
+import { TypeID, typeidUnboxed } from 'typeid-js';
 
 /**
  * Type prefixes of every object id. Ids are TypeIDs (`avr_01h455vb4pex5vsknk084sn02q`): a prefix
@@ -28,9 +28,9 @@ export const idPrefixes = {
 
 export type IdKind = keyof typeof idPrefixes;
 
-/** A new id of the given kind. */
+/** A new id of the given kind (typeid-js's string form, without building a `TypeID` object). */
 export function newId(kind: IdKind): string {
-  return typeid(idPrefixes[kind]).toString();
+  return typeidUnboxed(idPrefixes[kind]);
 }
 
 /** The kind an id belongs to, or null when it is not a well-formed id of a known kind. */
