@@ -85,13 +85,18 @@ export function createRequestLogger(
       res.setHeader('x-request-id', id);
       return id;
     },
-    customProps: (req) => ({ route: routes.get(req) ?? 'other' }),
+    // The route goes into the completion line itself: as `customProps` it would cost a child logger per
+    // request (pino-http already makes two).
+    customSuccessObject: (req, _res, value) => ({ ...value, route: routes.get(req) ?? 'other' }),
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
     customSuccessMessage: () => 'request completed',
     customErrorMessage: () => 'request completed',
     // A 5xx comes with a made-up error from pino-http; the real one was logged where it was thrown.
-    customErrorObject: (_req, res, _error, value) =>
-      res.statusCode >= 500 ? { ...value, err: undefined } : value,
+    customErrorObject: (req, res, _error, value) => ({
+      ...value,
+      route: routes.get(req) ?? 'other',
+      ...(res.statusCode >= 500 ? { err: undefined } : {}),
+    }),
   });
   return (req, res, route) => {
     routes.set(req, route);
