@@ -45,7 +45,11 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
   private held: Delivery[] | null = [];
   private readonly queue: ExecutionResult[] = [];
   private readonly sent = new Map<string, number>();
-  private waiting: ((result: IteratorResult<ExecutionResult>) => void) | null = null;
+  /** A read waiting for the next result (nothing is queued while one waits). */
+  private waiting: {
+    resolve: (result: IteratorResult<ExecutionResult>) => void;
+    reject: (error: unknown) => void;
+  } | null = null;
   private failure: { error: unknown } | null = null;
   /** No more results will be queued (the queue may still hold some). */
   closed = false;
@@ -75,7 +79,7 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
     }
     if (this.sink) this.sink(delivery.json());
     else if (this.waiting) {
-      const resolve = this.waiting;
+      const { resolve } = this.waiting;
       this.waiting = null;
       resolve({ done: false, value: delivery.result });
     } else this.queue.push(delivery.result);
@@ -95,10 +99,10 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
     this.failure = error ?? null;
     this.onClose(this);
     if (this.waiting) {
-      const resolve = this.waiting;
+      const { resolve, reject } = this.waiting;
       this.waiting = null;
-      // Nothing is queued while a read waits: that read ends (or fails) now.
-      void this.next().then(resolve, () => resolve({ done: true, value: undefined }));
+      // Nothing is queued while a read waits: that read ends now, or fails with the error.
+      this.next().then(resolve, reject);
     }
   }
 
@@ -111,8 +115,8 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
       return Promise.reject(error);
     }
     if (this.closed) return Promise.resolve({ done: true, value: undefined });
-    return new Promise((resolve) => {
-      this.waiting = resolve;
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject };
     });
   }
 
