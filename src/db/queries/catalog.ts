@@ -1,4 +1,5 @@
-import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { CatalogFile } from '../../gathering/sources/catalog-file.js';
 import { newId } from '../../ids.js';
 import type { Db } from '../client.js';
@@ -115,18 +116,7 @@ export async function listEnabledSources(
   instanceId: string,
   countryCode: string,
 ): Promise<SourceRow[]> {
-  return db
-    .select()
-    .from(sources)
-    .where(
-      and(
-        eq(sources.instanceId, instanceId),
-        eq(sources.enabled, true),
-        sql`exists (select 1 from json_each(${sources.countryCodes}) where value = ${countryCode})`,
-      ),
-    )
-    .orderBy(asc(sources.network), asc(sources.name))
-    .all();
+  return enabledSources(db).all({ instanceId, countryCode });
 }
 
 /** Distinct values the catalogue offers through the given sources, for the options endpoint. */
@@ -141,38 +131,49 @@ export interface CatalogValueSets {
 export async function catalogValueSets(db: Db, sourceIds: string[]): Promise<CatalogValueSets> {
   if (sourceIds.length === 0)
     return { technologyTypes: [], connectionTypes: [], bandwidths: [], contractTerms: [] };
-  const where = inArray(catalogOffers.sourceId, sourceIds);
-  const technologyTypes = db
-    .selectDistinct({ value: catalogOffers.technologyType })
-    .from(catalogOffers)
-    .where(where)
-    .orderBy(asc(catalogOffers.technologyType))
-    .all();
-  const connectionTypes = db
-    .selectDistinct({ value: catalogOffers.connectionType })
-    .from(catalogOffers)
-    .where(where)
-    .orderBy(asc(catalogOffers.connectionType))
-    .all();
-  const bandwidths = db
-    .selectDistinct({ download: catalogOffers.downloadKbps, upload: catalogOffers.uploadKbps })
-    .from(catalogOffers)
-    .where(where)
-    .orderBy(asc(catalogOffers.downloadKbps), asc(catalogOffers.uploadKbps))
-    .all();
-  const contractTerms = db
-    .selectDistinct({ value: catalogOffers.contractTermMonths })
-    .from(catalogOffers)
-    .where(where)
-    .orderBy(asc(catalogOffers.contractTermMonths))
-    .all();
+  const queries = valueSetQueries(db);
+  const parameters = { sourceIds: JSON.stringify(sourceIds) };
   return {
-    technologyTypes: technologyTypes.map((row) => row.value),
-    connectionTypes: connectionTypes.map((row) => row.value),
-    bandwidths,
-    contractTerms: contractTerms.map((row) => row.value),
+    technologyTypes: queries.technologyTypes.all(parameters).map((row) => row.value),
+    connectionTypes: queries.connectionTypes.all(parameters).map((row) => row.value),
+    bandwidths: queries.bandwidths.all(parameters),
+    contractTerms: queries.contractTerms.all(parameters).map((row) => row.value),
   };
 }
+
+/** The distinct-value queries of {@link catalogValueSets}; source ids as one JSON array parameter. */
+const valueSetQueries = preparedQuery((db) => {
+  const o = catalogOffers;
+  const ofSources = sql`${o.sourceId} in (select value from json_each(${sql.placeholder('sourceIds')}))`;
+  const distinct = <T extends SQLiteColumn>(column: T) =>
+    db.selectDistinct({ value: column }).from(o).where(ofSources).orderBy(asc(column)).prepare();
+  return {
+    technologyTypes: distinct(o.technologyType),
+    connectionTypes: distinct(o.connectionType),
+    bandwidths: db
+      .selectDistinct({ download: o.downloadKbps, upload: o.uploadKbps })
+      .from(o)
+      .where(ofSources)
+      .orderBy(asc(o.downloadKbps), asc(o.uploadKbps))
+      .prepare(),
+    contractTerms: distinct(o.contractTermMonths),
+  };
+});
+
+const enabledSources = preparedQuery((db) =>
+  db
+    .select()
+    .from(sources)
+    .where(
+      and(
+        eq(sources.instanceId, sql.placeholder('instanceId')),
+        eq(sources.enabled, true),
+        sql`exists (select 1 from json_each(${sources.countryCodes}) where value = ${sql.placeholder('countryCode')})`,
+      ),
+    )
+    .orderBy(asc(sources.network), asc(sources.name))
+    .prepare(),
+);
 
 /**
  * Ids of the catalogue areas of an instance that cover an address: by postal-code prefix range when the
