@@ -99,7 +99,7 @@ export function serveGraphQLOverWebSocket(
 ): { subscriptions: SharedSubscriptions; close(): Promise<void> } {
   const wsServer = new WebSocketServer({ server, path: '/graphql' });
   const shared = new SharedSubscriptions(requestProgress);
-  /** What an accepted connection keeps of its upgrade request. */
+  /** The token and client address of each accepted connection. */
   const connections = new WeakMap<WebSocket, { token: string; remoteAddress: string | undefined }>();
   const production = services.config.NODE_ENV === 'production';
   const disposable = useServer(
@@ -109,10 +109,8 @@ export function serveGraphQLOverWebSocket(
         if (!token) return false;
         try {
           await viewerForToken(services, token);
-          // The connection keeps its token and client address, not the whole upgrade request (headers,
-          // parser state) for as long as it stays open.
+          // Read once here: each subscription of the connection uses its token and client address.
           connections.set(ctx.extra.socket, { token, remoteAddress: ctx.extra.request.socket.remoteAddress });
-          (ctx.extra as { request: unknown }).request = null;
           return true;
         } catch (error) {
           if (error instanceof AppError) return false;
