@@ -127,12 +127,7 @@ export class AppMetrics {
    * {@link MAX_OPERATION_NAMES} names, so clients cannot grow the label set without bound).
    */
   readonly graphqlPlugin: Plugin = {
-    onExecute: ({ args }) => {
-      // A subscription document executed here is one event of a shared subscription (counted once, by
-      // `countSubscription`), not an operation of its own.
-      if (getOperationAST(args.document, args.operationName)?.operation !== 'subscription')
-        this.countOperation(args.document, args.operationName);
-    },
+    onExecute: ({ args }) => this.countOperation(args.document, args.operationName),
     onSubscribe: ({ args }) => this.countOperation(args.document, args.operationName),
   };
 
