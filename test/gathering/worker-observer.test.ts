@@ -1,17 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createContext, type Services } from '../../src/context.js';
+import type { Services } from '../../src/context.js';
 import { closeDatabase } from '../../src/db/client.js';
 import { createCatalogSource } from '../../src/gathering/sources/catalog.js';
 import { type SourceAdapter, SourceError } from '../../src/gathering/sources/types.js';
-import { type GatheringTaskSettled, GatheringWorker } from '../../src/gathering/worker.js';
-import { authenticate, viewerForToken } from '../../src/resolvers/authentication.js';
-import {
-  createAvailabilityRequests,
-  getAvailabilityRequest,
-} from '../../src/resolvers/availability-requests.js';
-import { createApplication, createInstance } from '../../src/resolvers/operator.js';
+import type { GatheringTaskSettled, GatheringWorker } from '../../src/gathering/worker.js';
+import { getAvailabilityRequest } from '../../src/resolvers/availability-requests.js';
 import { createServices } from '../../src/server/services.js';
 import { tempDatabasePath, testConfig, waitFor } from '../helpers/app.js';
+import { requestAtExampleAddress as demoRequest, testWorker } from '../helpers/gathering.js';
 
 describe('GatheringWorker observers', () => {
   let services: Services;
@@ -29,38 +25,9 @@ describe('GatheringWorker observers', () => {
     closeDatabase(services.db);
     removeDatabase();
   });
-
-  /** A demo tenant with one request at the contract's example address (7 sources); its context and id. */
-  async function requestAtExampleAddress() {
-    const { instance } = await createInstance(services, { name: 'Observer', code: 'OBS', demoCatalog: true });
-    const credentials = await createApplication(services, {
-      instance: instance.id,
-      roles: ['connectivity_check'],
-    });
-    const { authToken } = await authenticate(services, {
-      clientId: credentials.clientId,
-      clientSecret: credentials.clientSecret,
-    });
-    const ctx = createContext(services, await viewerForToken(services, authToken));
-    const { records } = await createAvailabilityRequests(ctx, [
-      { address: { countryCode: 'NL', postalCode: '1016XA', houseNumber: '206' } },
-    ]);
-    return { ctx, id: records[0]?.request.id ?? '' };
-  }
-
+  const requestAtExampleAddress = () => demoRequest(services, 'OBS');
   function createWorker(adapter: SourceAdapter, onTaskSettled: (info: GatheringTaskSettled) => void) {
-    worker = new GatheringWorker({
-      db: services.db,
-      logger: services.logger,
-      clock: services.clock,
-      adapters: new Map([['catalog', adapter]]),
-      concurrency: 4,
-      leaseMs: 10_000,
-      maxAttempts: 3,
-      onChange: () => {},
-      idlePollMs: 20,
-      onTaskSettled,
-    });
+    worker = testWorker(services, adapter, onTaskSettled);
     return worker;
   }
 
