@@ -1,9 +1,9 @@
 import type { Context } from '../context.js';
 import type { NewAddress } from '../db/queries/availability-requests.js';
 import type { FieldProblem } from '../errors.js';
-import { continentCode, normalisePostalCode } from '../geo/index.js';
+import { addressFieldDescriptors, continentCode, normalisePostalCode } from '../geo/index.js';
 import { type AddressInput, addressFieldProblems } from './availability-input.js';
-import { type AvailabilityOptions, countryCodeSchema } from './availability-options.js';
+import { countryCodeSchema } from './availability-options.js';
 
 function emptyAddress(countryCode: string): NewAddress {
   return {
@@ -27,13 +27,11 @@ function emptyAddress(countryCode: string): NewAddress {
  * fields are checked against their country's descriptors and located by the configured geocoder; the
  * stored precision says what is really known (the given point, the address itself, or only its city).
  *
- * @param options the options of a country, when known (for its field descriptors).
  * @param path the element's address path for problems, e.g. `/0/address`.
  */
 export async function resolveAddress(
   ctx: Context,
   address: AddressInput,
-  options: (countryCode: string) => AvailabilityOptions | undefined,
   path: string,
 ): Promise<{ address: NewAddress; problems: FieldProblem[] }> {
   const given = address.countryCode === undefined ? null : countryCodeSchema.safeParse(address.countryCode);
@@ -63,7 +61,12 @@ export async function resolveAddress(
     };
   }
   const countryCode = given.data;
-  const problems = addressFieldProblems(address, countryCode, options(countryCode)?.fields ?? [], path);
+  const problems = addressFieldProblems(
+    address,
+    countryCode,
+    addressFieldDescriptors(countryCode) ?? [],
+    path,
+  );
   const fields = {
     street: address.street?.trim() ?? '',
     city: address.city?.trim() ?? '',

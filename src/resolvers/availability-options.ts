@@ -29,6 +29,28 @@ export const countryCodeSchema = z
   .regex(/^[A-Z]{2}$/, { error: 'must be an ISO 3166-1 alpha-2 code in upper case, e.g. NL', abort: true })
   .refine(isCountryCode, 'is not an assigned ISO 3166-1 alpha-2 country code');
 
+/** The enabled sources of an instance that answer for a country, ordered by network and name. */
+export async function sourcesForCountry(
+  ctx: Context,
+  instanceId: string,
+  countryCode: string,
+): Promise<SourceRow[]> {
+  return listEnabledSources(ctx.db, instanceId, countryCode);
+}
+
+/**
+ * The filter values that `sources` offer: the distinct values of their catalogues, and their networks
+ * (sorted).
+ */
+export async function filterValueSets(ctx: Context, sources: SourceRow[]): Promise<FilterValueSets> {
+  const values = await catalogValueSets(
+    ctx.db,
+    sources.map((source) => source.id),
+  );
+  const networks = [...new Set(sources.map((source) => source.network))].sort();
+  return { ...values, networks };
+}
+
 /**
  * Options for a country without the permission check, for callers that already hold a viewer.
  * Field descriptors come from the postal-code data (NL as the contract fixes it); filter values from
@@ -40,13 +62,8 @@ export async function optionsForCountry(
   countryCode: string,
 ): Promise<AvailabilityOptions> {
   const fields = addressFieldDescriptors(countryCode) ?? [];
-  const sources = await listEnabledSources(ctx.db, instanceId, countryCode);
-  const values = await catalogValueSets(
-    ctx.db,
-    sources.map((source) => source.id),
-  );
-  const networks = [...new Set(sources.map((source) => source.network))].sort();
-  return { countryCode, fields, filters: { ...values, networks }, sources };
+  const sources = await sourcesForCountry(ctx, instanceId, countryCode);
+  return { countryCode, fields, filters: await filterValueSets(ctx, sources), sources };
 }
 
 /**

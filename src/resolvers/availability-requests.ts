@@ -10,6 +10,7 @@ import {
   type ProductRow,
   type SourceOutcome,
 } from '../db/queries/availability-requests.js';
+import type { SourceRow } from '../db/queries/catalog.js';
 import { findDefaultPricePlan } from '../db/queries/price-plans.js';
 import { AppError, type FieldProblem, notFound, validationError } from '../errors.js';
 import { sourceMatchesFilters } from '../gathering/filters.js';
@@ -23,7 +24,7 @@ import {
 } from './availability-attachments.js';
 import { publishRequestsCreated } from './availability-events.js';
 import { availabilityRequestBatchSchema, filterProblems, storedFilters } from './availability-input.js';
-import { type AvailabilityOptions, countryCodeSchema, optionsForCountry } from './availability-options.js';
+import { type FilterValueSets, filterValueSets, sourcesForCountry } from './availability-options.js';
 import { loadersFor } from './loaders.js';
 import { type Pagination, pageInput, pageOffset, pagination } from './pagination.js';
 import { parseInput } from './validation.js';
@@ -56,13 +57,7 @@ export async function createAvailabilityRequests(
   if (!defaultPlan)
     throw new AppError('CONFLICT', 'The instance has no default price plan; create one first.');
   const lookups = attachmentLookups();
-  const optionsByCountry = new Map<string, AvailabilityOptions>();
-  for (const element of batch) {
-    const code = element.address.countryCode;
-    if (code && countryCodeSchema.safeParse(code).success && !optionsByCountry.has(code)) {
-      optionsByCountry.set(code, await optionsForCountry(ctx, viewer.instanceId, code));
-    }
-  }
+  const countries = countryCatalogs(ctx, viewer.instanceId);
   const problems: FieldProblem[] = [];
   const resolved: NewAvailabilityRequest[] = [];
   // Geocoding may call out (PDOK): a few addresses at a time, results kept in input order.
@@ -72,27 +67,18 @@ export async function createAvailabilityRequests(
       limit(async () => ({
         element,
         index,
-        ...(await resolveAddress(
-          ctx,
-          element.address,
-          (code) => optionsByCountry.get(code),
-          `/${index}/address`,
-        )),
+        ...(await resolveAddress(ctx, element.address, `/${index}/address`)),
       })),
     ),
   );
   for (const { element, index, address, problems: addressProblems } of elements) {
     problems.push(...addressProblems);
-    if (address.countryCode !== '' && !optionsByCountry.has(address.countryCode)) {
-      optionsByCountry.set(
-        address.countryCode,
-        await optionsForCountry(ctx, viewer.instanceId, address.countryCode),
-      );
-    }
-    const options = optionsByCountry.get(address.countryCode);
+    const country = address.countryCode === '' ? null : countries.of(address.countryCode);
     const filters = storedFilters(element);
-    if (options) problems.push(...filterProblems(filters, options.filters, `/${index}`));
-    else if (Object.values(filters).some((values) => values.length > 0)) {
+    const filtered = Object.values(filters).some((values) => values.length > 0);
+    if (country && filtered) {
+      problems.push(...filterProblems(filters, await country.filterValues(), `/${index}`));
+    } else if (filtered) {
       problems.push({
         path: `/${index}/address`,
         message: 'filters need a country: give address.countryCode, or coordinates inside a known country',
@@ -100,7 +86,7 @@ export async function createAvailabilityRequests(
     }
     const attachment = await resolveAttachment(ctx, viewer.instanceId, element, `/${index}`, lookups);
     problems.push(...attachment.problems);
-    const sourceIds = (options?.sources ?? [])
+    const sourceIds = ((await country?.sources) ?? [])
       .filter((source) => sourceMatchesFilters(source.network, filters))
       .map((source) => source.id);
     resolved.push({
@@ -131,6 +117,37 @@ export async function createAvailabilityRequests(
   return {
     records,
     message: `${count} availability request${count === 1 ? '' : 's'} created; gathering started.`,
+  };
+}
+
+/** What a batch needs of one country's catalogue, each part read once per batch and only when asked. */
+interface CountryCatalog {
+  /** The instance's enabled sources for the country. */
+  sources: Promise<SourceRow[]>;
+  /** The filter values those sources offer; read only for elements that carry filters. */
+  filterValues(): Promise<FilterValueSets>;
+}
+
+/** Per-batch memo of {@link CountryCatalog}s by country code. */
+function countryCatalogs(ctx: Context, instanceId: string): { of(countryCode: string): CountryCatalog } {
+  const catalogs = new Map<string, CountryCatalog>();
+  return {
+    of(countryCode) {
+      let catalog = catalogs.get(countryCode);
+      if (!catalog) {
+        const sources = sourcesForCountry(ctx, instanceId, countryCode);
+        let values: Promise<FilterValueSets> | undefined;
+        catalog = {
+          sources,
+          filterValues: () => {
+            values ??= sources.then((rows) => filterValueSets(ctx, rows));
+            return values;
+          },
+        };
+        catalogs.set(countryCode, catalog);
+      }
+      return catalog;
+    },
   };
 }
 
