@@ -15,7 +15,6 @@ export const idPrefixes = {
   catalogOffer: 'off',
   address: 'adr',
   availabilityRequest: 'avr',
-  gatheringTask: 'tsk',
   availabilityRequestProduct: 'prd',
   customer: 'cus',
   project: 'prj',

@@ -79,8 +79,8 @@ const insertRequest = db.prepare(
    values (?, ?, ?, null, null, null, ?, ?, ?, ?, 0, ?, ?)`,
 );
 const insertTask = db.prepare(
-  `insert into gathering_tasks (id, instance_id, availability_request_id, source_id, status, attempts, available_at,
-     created_at, updated_at) values (?, ?, ?, ?, 'queued', 0, ?, ?, ?)`,
+  `insert into gathering_tasks (instance_id, availability_request_id, source_id, status, attempts, available_at,
+     created_at, updated_at) select ?, ?, value, 'queued', 0, ?, ?, ? from json_each(?)`,
 );
 
 const isoTimestamp = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
@@ -257,8 +257,16 @@ const createBatch = db.transaction((elements: Element[], now: number) =>
       now,
       now,
     );
-    for (const source of sources)
-      insertTask.run(typeIdAt('tsk', now), instanceId, requestId, source.id, now, now, now);
+    if (sources.length > 0) {
+      insertTask.run(
+        instanceId,
+        requestId,
+        now,
+        now,
+        now,
+        JSON.stringify(sources.map((source) => source.id)),
+      );
+    }
     return { id: requestId };
   }),
 );

@@ -165,6 +165,11 @@ export function seedAvailabilityRequests(
   const writeRequests = bulkInsert(db, availabilityRequests);
   const writeTasks = bulkInsert(db, gatheringTasks);
   const writeProducts = bulkInsert(db, availabilityRequestProducts, 400);
+  // Task ids are rowids: continue after the instances seeded before this one.
+  let lastTaskId = db.$client
+    .prepare('select coalesce(max(id), 0) from gathering_tasks')
+    .pluck()
+    .get() as number;
   // Ascending creation times give ascending ids: primary-key inserts append instead of splitting pages.
   const times = Array.from({ length: input.count }, () =>
     Math.floor(input.now - random.next() * input.days * 86_400_000),
@@ -216,7 +221,8 @@ export function seedAvailabilityRequests(
               createdMs + random.int(source.latencyMinMs, source.latencyMaxMs) * (failed ? 3 : 1);
             finishedMs = Math.max(finishedMs, doneMs);
             const done = new Date(doneMs);
-            const taskId = idAt('gatheringTask', createdMs);
+            lastTaskId += 1;
+            const taskId = lastTaskId;
             taskRows.push({
               id: taskId,
               instanceId,

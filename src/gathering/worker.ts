@@ -63,7 +63,7 @@ export function retryDelayMs(attempt: number, random: () => number = Math.random
  */
 export class GatheringWorker {
   readonly owner = `worker_${randomUUID()}`;
-  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly inFlight = new Map<number, Promise<void>>();
   private readonly stopController = new AbortController();
   private timer: NodeJS.Timeout | null = null;
   private started = false;

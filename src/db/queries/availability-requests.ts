@@ -56,7 +56,38 @@ export interface MonthlyLimitExceeded {
 
 const addressInsert = preparedRowInsert(addresses);
 const requestInsert = preparedRowInsert(availabilityRequests);
-const taskInsert = preparedRowInsert(gatheringTasks);
+/**
+ * Queues one task per source of a request in one statement: the source ids as a JSON array
+ * (`sourceIds`), task ids assigned by SQLite. A create of 100 addresses with 7 matching sources each then
+ * runs 100 task statements instead of 700 (`npm run bench`, rest-create-100).
+ */
+const tasksInsert = preparedQuery((db) => {
+  const nowMs = sql`${sql.placeholder('nowMs')}`;
+  const none = sql`null`;
+  return db
+    .insert(gatheringTasks)
+    .select(
+      db
+        .select({
+          id: none.as('id'),
+          instanceId: sql`${sql.placeholder('instanceId')}`.as('instance_id'),
+          availabilityRequestId: sql`${sql.placeholder('requestId')}`.as('availability_request_id'),
+          sourceId: sql`value`.as('source_id'),
+          status: sql`'queued'`.as('status'),
+          attempts: sql`0`.as('attempts'),
+          availableAt: nowMs.as('available_at'),
+          leaseOwner: none.as('lease_owner'),
+          leaseExpiresAt: none.as('lease_expires_at'),
+          errorCode: none.as('error_code'),
+          errorMessage: none.as('error_message'),
+          finishedAt: none.as('finished_at'),
+          createdAt: nowMs.as('created_at'),
+          updatedAt: nowMs.as('updated_at'),
+        })
+        .from(sql`json_each(${sql.placeholder('sourceIds')})`),
+    )
+    .prepare();
+});
 
 /**
  * Creates a batch of availability requests with their addresses and one queued gathering task per
@@ -99,7 +130,7 @@ export async function insertAvailabilityRequests(
       }
       const insertAddress = addressInsert(db);
       const insertRequest = requestInsert(db);
-      const insertTask = taskInsert(db);
+      const queueTasks = tasksInsert(db);
       const records = input.requests.map((element) => {
         const address: AddressRow = { id: newId('address'), instanceId, ...element.address, ...stamps };
         insertAddress.run(address);
@@ -118,21 +149,12 @@ export async function insertAvailabilityRequests(
           ...stamps,
         };
         insertRequest.run(request);
-        for (const sourceId of element.sourceIds) {
-          insertTask.run({
-            id: newId('gatheringTask'),
+        if (element.sourceIds.length > 0) {
+          queueTasks.run({
             instanceId,
-            availabilityRequestId: request.id,
-            sourceId,
-            status: 'queued',
-            attempts: 0,
-            availableAt: now,
-            leaseOwner: null,
-            leaseExpiresAt: null,
-            errorCode: null,
-            errorMessage: null,
-            finishedAt: null,
-            ...stamps,
+            requestId: request.id,
+            nowMs: now.getTime(),
+            sourceIds: JSON.stringify(element.sourceIds),
           });
         }
         return { request, address };

@@ -15,7 +15,8 @@ import type { SourceRow } from './catalog.js';
 
 /** A task this worker holds the lease of, with everything a source adapter needs. */
 export interface ClaimedTask {
-  taskId: string;
+  /** The task's rowid. */
+  taskId: number;
   attempts: number;
   source: SourceRow;
   request: AvailabilityRequestRow;
@@ -171,7 +172,7 @@ export type GatheredProduct = Omit<
 >;
 
 /** Lease fence: the task is still running and still leased to `owner`. */
-function heldBy(taskId: string, owner: string) {
+function heldBy(taskId: number, owner: string) {
   return and(
     eq(gatheringTasks.id, taskId),
     eq(gatheringTasks.leaseOwner, owner),
@@ -188,7 +189,7 @@ function heldBy(taskId: string, owner: string) {
  */
 export async function completeTask(
   db: Db,
-  input: { taskId: string; owner: string; now: Date; products: GatheredProduct[] },
+  input: { taskId: number; owner: string; now: Date; products: GatheredProduct[] },
 ): Promise<ChangedRequest | null> {
   const [change] = await completeTasks(db, [input]);
   return change ?? null;
@@ -196,7 +197,7 @@ export async function completeTask(
 
 /** One finished task for {@link completeTasks}. */
 export interface TaskCompletion {
-  taskId: string;
+  taskId: number;
   owner: string;
   now: Date;
   products: GatheredProduct[];
@@ -278,7 +279,7 @@ const productInsert = preparedRowInsert(availabilityRequestProducts);
  */
 export async function failTaskAttempt(
   db: Db,
-  input: { taskId: string; owner: string; now: Date; code: string; message: string; retryAt: Date | null },
+  input: { taskId: number; owner: string; now: Date; code: string; message: string; retryAt: Date | null },
 ): Promise<ChangedRequest | null> {
   const { now } = input;
   return db.transaction(
