@@ -6,6 +6,7 @@ import type { Services } from '../context.js';
 import { serveDashboard } from '../dashboard/serve.js';
 import { closeDatabase } from '../db/client.js';
 import type { SourceType } from '../db/schema/index.js';
+import { startWalCheckpoints, type WalCheckpoints } from '../db/wal-checkpoints.js';
 import { AppError } from '../errors.js';
 import { createCatalogSource } from '../gathering/sources/catalog.js';
 import { createHttpSource } from '../gathering/sources/http.js';
@@ -47,6 +48,8 @@ export interface App {
   metrics: AppMetrics;
   /** graphql-ws subscriptions, grouped to share one execution per event (for their counts). */
   subscriptions: SharedSubscriptions;
+  /** WAL checkpoints on their own thread; null for an in-memory database. */
+  checkpoints: WalCheckpoints | null;
   /** What `/readyz` answers right now; `not_ready` from the moment {@link stop} is called. */
   readiness(): Readiness;
   stop(): Promise<void>;
@@ -54,7 +57,8 @@ export interface App {
 
 /**
  * Starts the whole service on one port: REST routes, `/graphql`, health probes (`/healthz`, `/readyz`),
- * Prometheus metrics (`/metrics`), and the in-process gathering worker. Every HTTP request is logged once
+ * Prometheus metrics (`/metrics`), the in-process gathering worker, and WAL checkpoints on a thread of
+ * their own (`startWalCheckpoints`). Every HTTP request is logged once
  * with a request id (see `createRequestLogger`). `PORT=0` picks a free port (tests); `startWorker: false`
  * leaves the worker for the caller to start (tests that must see requests while still pending).
  */
@@ -64,6 +68,12 @@ export async function startApp(
 ): Promise<App> {
   let worker: GatheringWorker | null = null;
   const services = await createServices(config, { ...options, wakeGathering: () => worker?.wake() });
+  const checkpoints =
+    config.DATABASE_URL === ':memory:'
+      ? null
+      : startWalCheckpoints(services.db, config.DATABASE_URL, {
+          logger: services.logger.child({ component: 'database' }),
+        });
   const mercure = new MercureHub(services, {
     historySize: config.MERCURE_HISTORY_SIZE,
     keepAliveMs: config.MERCURE_KEEPALIVE_SECONDS * 1000,
@@ -154,6 +164,7 @@ export async function startApp(
     mercure,
     metrics,
     subscriptions: webSockets.subscriptions,
+    checkpoints,
     readiness,
     stop: () => {
       stopping ??= (async () => {
@@ -164,6 +175,7 @@ export async function startApp(
         await worker.stop();
         server.closeAllConnections();
         await closed;
+        await checkpoints?.stop();
         closeDatabase(services.db);
       })();
       return stopping;
