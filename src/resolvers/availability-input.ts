@@ -65,6 +65,18 @@ const camelKeys: Record<string, keyof AddressInput> = {
  * Checks address fields against a country's field descriptors: required fields present, each present
  * value matching its pattern (the postal code through the postal-code rules, see `validatePostalCode`).
  */
+/** Compiled field patterns by source; the descriptors are fixed data, so the map stays small. */
+const fieldPatterns = new Map<string, RegExp>();
+
+function fieldPattern(source: string): RegExp {
+  let pattern = fieldPatterns.get(source);
+  if (!pattern) {
+    pattern = new RegExp(source);
+    fieldPatterns.set(source, pattern);
+  }
+  return pattern;
+}
+
 export function addressFieldProblems(
   address: AddressInput,
   countryCode: string,
@@ -84,7 +96,7 @@ export function addressFieldProblems(
     const valid =
       field.key === 'postal_code'
         ? validatePostalCode(countryCode, value)
-        : new RegExp(field.regex).test(value);
+        : fieldPattern(field.regex).test(value);
     if (!valid) problems.push({ path: at, message: `${field.name} must match ${field.regex}` });
   }
   return problems;

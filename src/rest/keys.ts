@@ -16,9 +16,10 @@ export function snakeKey(key: string): string {
 export function camelizeBody(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(camelizeBody);
   if (value === null || typeof value !== 'object') return value;
+  // fromEntries keeps a `__proto__` key an own property, for the schema to refuse.
   return Object.fromEntries(
     Object.entries(value).map(([key, inner]) => [
-      /[A-Z]/.test(key) ? `~${key}` : camelKey(key),
+      /[A-Z]/.test(key) ? `~${key}` : key.includes('_') ? camelKey(key) : key,
       camelizeBody(inner),
     ]),
   );
