@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gt, gte, inArray, lt, or, sql } from 'drizzle-orm';
 import { newId } from '../../ids.js';
 import type { Db } from '../client.js';
 import { preparedQuery, preparedRowInsert, preparedVariants } from '../prepared.js';
+import { prepareTableRows } from '../prepared-rows.js';
 import {
   addresses,
   availabilityRequestProducts,
@@ -176,14 +177,16 @@ function recordQuery(db: Db) {
 }
 
 const requestById = preparedQuery((db) =>
-  recordQuery(db)
-    .where(
+  prepareTableRows(
+    db,
+    recordColumns,
+    recordQuery(db).where(
       and(
         eq(availabilityRequests.instanceId, sql.placeholder('instanceId')),
         eq(availabilityRequests.id, sql.placeholder('id')),
       ),
-    )
-    .prepare(),
+    ),
+  ),
 );
 
 /** One request of an instance by id, or undefined (also for another instance's id). */
@@ -221,12 +224,15 @@ export async function countAvailabilityRequests(
 }
 
 const requestsPage = preparedQuery((db) =>
-  recordQuery(db)
-    .where(eq(availabilityRequests.instanceId, sql.placeholder('instanceId')))
-    .orderBy(desc(availabilityRequests.createdAt), desc(availabilityRequests.id))
-    .limit(sql.placeholder('limit'))
-    .offset(sql.placeholder('offset'))
-    .prepare(),
+  prepareTableRows(
+    db,
+    recordColumns,
+    recordQuery(db)
+      .where(eq(availabilityRequests.instanceId, sql.placeholder('instanceId')))
+      .orderBy(desc(availabilityRequests.createdAt), desc(availabilityRequests.id))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset')),
+  ),
 );
 
 /** A page of an instance's requests, newest first, ties broken by id (so pages never overlap). */
@@ -286,17 +292,20 @@ const requestSlice = preparedVariants((db, variant: SliceVariant) => {
         ? or(lt(t.createdAt, createdAt), and(eq(t.createdAt, createdAt), lt(t.id, id)))
         : or(gt(t.createdAt, createdAt), and(eq(t.createdAt, createdAt), gt(t.id, id)));
   const order = direction === 'older' ? [desc(t.createdAt), desc(t.id)] : [asc(t.createdAt), asc(t.id)];
-  return recordQuery(db)
-    .where(
-      and(
-        eq(t.instanceId, sql.placeholder('instanceId')),
-        scope === 'customer' ? eq(t.customerId, sql.placeholder('customerId')) : undefined,
-        bound,
-      ),
-    )
-    .orderBy(...order)
-    .limit(sql.placeholder('limit'))
-    .prepare();
+  return prepareTableRows(
+    db,
+    recordColumns,
+    recordQuery(db)
+      .where(
+        and(
+          eq(t.instanceId, sql.placeholder('instanceId')),
+          scope === 'customer' ? eq(t.customerId, sql.placeholder('customerId')) : undefined,
+          bound,
+        ),
+      )
+      .orderBy(...order)
+      .limit(sql.placeholder('limit')),
+  );
 });
 
 /** Outcome of one source for one request, for the single-request view. */

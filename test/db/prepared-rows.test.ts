@@ -1,0 +1,123 @@
+import { asc, eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeDatabase, type Db, openDatabase } from '../../src/db/client.js';
+import { prepareTableRows } from '../../src/db/prepared-rows.js';
+import { insertAvailabilityRequests } from '../../src/db/queries/availability-requests.js';
+import { insertPricePlans } from '../../src/db/queries/price-plans.js';
+import { insertInstance } from '../../src/db/queries/tenancy.js';
+import { addresses, availabilityRequests, pricePlans } from '../../src/db/schema/index.js';
+import { tempDatabasePath } from '../helpers/app.js';
+
+describe('prepareTableRows', () => {
+  const database = tempDatabasePath();
+  let db: Db;
+  let instanceId: string;
+  const selection = { request: availabilityRequests, address: addresses };
+  const joined = () =>
+    db
+      .select(selection)
+      .from(availabilityRequests)
+      .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId));
+
+  beforeAll(async () => {
+    db = openDatabase(database.path);
+    instanceId = (await insertInstance(db, { name: 'Rows B.V.', code: 'ROW', now: new Date(0) })).id;
+    const [plan] = await insertPricePlans(
+      db,
+      instanceId,
+      [{ name: 'Standard', isDefault: true, mrcMarkupBp: 0, nrcMarkupBp: 0, rules: [] }],
+      new Date(0),
+    );
+    const base = {
+      inputKind: 'fields' as const,
+      street: 'Coolsingel',
+      city: 'Rotterdam',
+      houseNumber: '40',
+      houseNumberAddition: '',
+      postalCode: '3011AD',
+      countryCode: 'NL',
+      continentCode: 'EU',
+      customerId: null,
+      projectId: null,
+      pricePlanId: plan?.id ?? '',
+      sourceIds: [],
+    };
+    await insertAvailabilityRequests(db, {
+      instanceId,
+      userId: null,
+      now: new Date('2026-11-22T10:00:00.250Z'),
+      requests: [
+        {
+          ...base,
+          address: { ...base, latitude: 51.9225, longitude: 4.47917, coordinatesPrecision: 'city' },
+          filters: {
+            bandwidths: [{ download: 1_000_000, upload: 1_000_000 }],
+            networks: ['KPN'],
+            contractTerms: [36],
+            connectionTypes: [],
+            technologyTypes: ['FTTH'],
+          },
+        },
+        {
+          ...base,
+          address: {
+            ...base,
+            houseNumber: '41',
+            latitude: null,
+            longitude: null,
+            coordinatesPrecision: null,
+          },
+          filters: {
+            bandwidths: [],
+            networks: [],
+            contractTerms: [],
+            connectionTypes: [],
+            technologyTypes: [],
+          },
+        },
+      ],
+    });
+  });
+  afterAll(() => {
+    closeDatabase(db);
+    database.remove();
+  });
+
+  it('when joined rows are read, then they equal what drizzle maps: Dates, parsed JSON, numbers and nulls', () => {
+    const query = joined()
+      .where(eq(availabilityRequests.instanceId, sql.placeholder('instanceId')))
+      .orderBy(asc(addresses.houseNumber));
+    const rows = prepareTableRows(db, selection, query).all({ instanceId });
+
+    expect(rows).toEqual(query.all({ instanceId }));
+    expect(rows).toHaveLength(2);
+    const [first, second] = rows;
+    expect(first?.request.createdAt).toEqual(new Date('2026-11-22T10:00:00.250Z'));
+    expect(first?.request.filters.bandwidths).toEqual([{ download: 1_000_000, upload: 1_000_000 }]);
+    expect(first?.request.status).toBe('completed');
+    expect(first?.address).toMatchObject({
+      houseNumber: '40',
+      latitude: 51.9225,
+      coordinatesPrecision: 'city',
+    });
+    expect(second?.address).toMatchObject({ houseNumber: '41', latitude: null, coordinatesPrecision: null });
+  });
+
+  it('when a placeholder is missing or a row is absent, then get answers undefined; values in the query stay bound', () => {
+    const query = joined().where(
+      sql`${availabilityRequests.instanceId} = ${sql.placeholder('instanceId')} and ${addresses.houseNumber} = ${'41'}`,
+    );
+    const statement = prepareTableRows(db, selection, query);
+
+    expect(statement.get({ instanceId })?.address.houseNumber).toBe('41');
+    expect(statement.get({ instanceId: 'ins_other' })).toBeUndefined();
+  });
+
+  it('when the query selects other columns than its tables, then preparing it throws', () => {
+    const query = db.select({ id: pricePlans.id }).from(pricePlans);
+
+    expect(() => prepareTableRows(db, selection, query)).toThrow(
+      'the query selects 1 columns, its tables have 28',
+    );
+  });
+});
