@@ -2,6 +2,7 @@ import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import { newId } from '../../ids.js';
 import type { Db } from '../client.js';
 import { preparedQuery } from '../prepared.js';
+import { prepareTableRows } from '../prepared-rows.js';
 import { applications, authTokens, users } from '../schema/index.js';
 import type { UserRow } from './tenancy.js';
 
@@ -95,20 +96,26 @@ export async function rotateRefreshToken(
   );
 }
 
+const tokenWithUser = { token: authTokens, user: users };
+
+/** Read on every authenticated request: rows mapped by {@link prepareTableRows}. */
 const liveToken = preparedQuery((db) =>
-  db
-    .select({ token: authTokens, user: users })
-    .from(authTokens)
-    .innerJoin(users, eq(users.id, authTokens.userId))
-    .where(
-      and(
-        eq(authTokens.tokenHash, sql.placeholder('tokenHash')),
-        eq(authTokens.kind, sql.placeholder('kind')),
-        isNull(authTokens.revokedAt),
-        gt(authTokens.expiresAt, sql.placeholder('nowMs')),
+  prepareTableRows(
+    db,
+    tokenWithUser,
+    db
+      .select(tokenWithUser)
+      .from(authTokens)
+      .innerJoin(users, eq(users.id, authTokens.userId))
+      .where(
+        and(
+          eq(authTokens.tokenHash, sql.placeholder('tokenHash')),
+          eq(authTokens.kind, sql.placeholder('kind')),
+          isNull(authTokens.revokedAt),
+          gt(authTokens.expiresAt, sql.placeholder('nowMs')),
+        ),
       ),
-    )
-    .prepare(),
+  ),
 );
 
 /** A live (unexpired, unrevoked) token of the given kind with its user, or undefined. */
