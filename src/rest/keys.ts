@@ -1,6 +1,16 @@
+/** Renamed keys: the contract's field names recur in every element of a batch. */
+const camelKeys = new Map<string, string>();
+/** Bound on {@link camelKeys}, whose keys come from requests: unknown names beyond it are not kept. */
+const camelKeysLimit = 512;
+
 /** `postal_code` → `postalCode`. */
 export function camelKey(key: string): string {
-  return key.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+  let camel = camelKeys.get(key);
+  if (camel === undefined) {
+    camel = key.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+    if (camelKeys.size < camelKeysLimit) camelKeys.set(key, camel);
+  }
+  return camel;
 }
 
 /** `postalCode` → `postal_code`. */
