@@ -1,7 +1,16 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../logger.js';
 import type { Db } from './client.js';
-import type { WalCheckpointWorkerData, WalCheckpointWorkerMessage } from './wal-checkpoint-worker.js';
+
+/** What the service passes to the checkpoint thread (`wal-checkpoint-worker.mjs`). */
+export interface WalCheckpointWorkerData {
+  path: string;
+  intervalMs: number;
+  journalSizeLimitBytes: number;
+}
+
+/** Messages the thread posts: `ready` once its connection is open, `failed` when it cannot go on. */
+export type WalCheckpointWorkerMessage = { type: 'ready' } | { type: 'failed'; message: string };
 
 /** SQLite's default `wal_autocheckpoint`, in pages: what the service's connection goes back to. */
 const inlineCheckpointPages = 1000;
@@ -42,14 +51,7 @@ export function startWalCheckpoints(
     intervalMs: options.intervalMs ?? 200,
     journalSizeLimitBytes,
   };
-  // Node 20 does not carry tsx's loader hooks into worker threads: the thread loads its entry through
-  // tsx's API instead.
-  const entry = JSON.stringify(new URL('./wal-checkpoint-worker.ts', import.meta.url).href);
-  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  const worker = new Worker(`import(${tsx}).then(({ tsImport }) => tsImport(${entry}, ${entry}))`, {
-    eval: true,
-    workerData: data,
-  });
+  const worker = new Worker(new URL('./wal-checkpoint-worker.mjs', import.meta.url), { workerData: data });
   // The thread serves the service; it must not keep a process alive that forgot to stop it.
   worker.unref();
   let stopping = false;

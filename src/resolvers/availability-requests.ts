@@ -86,7 +86,7 @@ export async function createAvailabilityRequests(
     }
     const attachment = await resolveAttachment(ctx, viewer.instanceId, element, `/${index}`, lookups);
     problems.push(...attachment.problems);
-    const sourceIds = ((await country?.sources) ?? [])
+    const sourceIds = ((await country?.sources()) ?? [])
       .filter((source) => sourceMatchesFilters(source.network, filters))
       .map((source) => source.id);
     resolved.push({
@@ -123,7 +123,7 @@ export async function createAvailabilityRequests(
 /** What a batch needs of one country's catalogue, each part read once per batch and only when asked. */
 interface CountryCatalog {
   /** The instance's enabled sources for the country. */
-  sources: Promise<SourceRow[]>;
+  sources(): Promise<SourceRow[]>;
   /** The filter values those sources offer; read only for elements that carry filters. */
   filterValues(): Promise<FilterValueSets>;
 }
@@ -135,15 +135,19 @@ function countryCatalogs(ctx: Context, instanceId: string): { of(countryCode: st
     of(countryCode) {
       let catalog = catalogs.get(countryCode);
       if (!catalog) {
-        const sources = sourcesForCountry(ctx, instanceId, countryCode);
+        let sources: Promise<SourceRow[]> | undefined;
         let values: Promise<FilterValueSets> | undefined;
-        catalog = {
-          sources,
+        const memo: CountryCatalog = {
+          sources: () => {
+            sources ??= sourcesForCountry(ctx, instanceId, countryCode);
+            return sources;
+          },
           filterValues: () => {
-            values ??= sources.then((rows) => filterValueSets(ctx, rows));
+            values ??= memo.sources().then((rows) => filterValueSets(ctx, rows));
             return values;
           },
         };
+        catalog = memo;
         catalogs.set(countryCode, catalog);
       }
       return catalog;

@@ -154,6 +154,8 @@ export async function startApp(
     onSubscription: metrics.countSubscription,
   });
   if (options.startWorker !== false) worker.start();
+  // Started once the checkpoint thread answered (or failed, and checkpoints stayed inline).
+  await checkpoints?.started;
   const { port } = server.address() as AddressInfo;
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
   return {

@@ -1,38 +1,38 @@
-import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
-
+// @ts-check
 /*
  * The thread behind `startWalCheckpoints` (wal-checkpoints.ts): its own connection to the service's
  * database file, checkpointing the WAL every `intervalMs`. A PASSIVE checkpoint copies what no reader
  * still needs into the database file and never waits for, nor blocks, the service's connection
  * (https://sqlite.org/c3ref/wal_checkpoint_v2.html).
+ *
+ * JavaScript, type-checked through JSDoc: Node 20 does not carry tsx's loader into worker threads, and
+ * loading tsx in this one would cost the process about 23 MB of memory for a dozen lines.
  */
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
 
-/** What the service passes to this thread. */
-export interface WalCheckpointWorkerData {
-  path: string;
-  intervalMs: number;
-  journalSizeLimitBytes: number;
-}
-
-/** Messages this thread posts: `ready` once its connection is open, `failed` when a checkpoint threw. */
-export type WalCheckpointWorkerMessage = { type: 'ready' } | { type: 'failed'; message: string };
+/** @typedef {import('./wal-checkpoints.js').WalCheckpointWorkerData} WalCheckpointWorkerData */
+/** @typedef {import('./wal-checkpoints.js').WalCheckpointWorkerMessage} WalCheckpointWorkerMessage */
 
 const port = parentPort;
 if (!port) throw new Error('wal-checkpoint-worker runs only as a worker thread');
-const { path, intervalMs, journalSizeLimitBytes } = workerData as WalCheckpointWorkerData;
+const { path, intervalMs, journalSizeLimitBytes } = /** @type {WalCheckpointWorkerData} */ (workerData);
 
 /**
  * Reports a failure the service can log, and ends the thread. (SQLite's errors lose their message when
  * cloned across threads; and a message posted before the thread ends reaches the service before `exit`.)
+ * @param {unknown} error
  */
-function failed(error: unknown): void {
-  port?.postMessage({ type: 'failed', message: String(error) } satisfies WalCheckpointWorkerMessage);
+function failed(error) {
+  port?.postMessage(/** @type {WalCheckpointWorkerMessage} */ ({ type: 'failed', message: String(error) }));
   port?.close();
 }
 
-/** Opens the connection, or reports why it cannot and lets the thread end. */
-function open(): Database.Database | null {
+/**
+ * Opens the connection, or reports why it cannot and lets the thread end.
+ * @returns {Database.Database | null}
+ */
+function open() {
   try {
     const db = new Database(path, { fileMustExist: true });
     db.pragma(`journal_size_limit = ${journalSizeLimitBytes}`);
@@ -54,11 +54,11 @@ if (db) {
       failed(error);
     }
   }, intervalMs);
-  port.on('message', (message: unknown) => {
+  port.on('message', (message) => {
     if (message !== 'stop') return;
     clearInterval(timer);
     db.close();
     port.close();
   });
-  port.postMessage({ type: 'ready' } satisfies WalCheckpointWorkerMessage);
+  port.postMessage(/** @type {WalCheckpointWorkerMessage} */ ({ type: 'ready' }));
 }
