@@ -36,6 +36,8 @@ function open() {
   try {
     const db = new Database(path, { fileMustExist: true });
     db.pragma(`journal_size_limit = ${journalSizeLimitBytes}`);
+    // A checkpoint copies pages without keeping them: the smallest page cache SQLite allows.
+    db.pragma('cache_size = 1');
     return db;
   } catch (error) {
     failed(error);

@@ -51,7 +51,11 @@ export function startWalCheckpoints(
     intervalMs: options.intervalMs ?? 200,
     journalSizeLimitBytes,
   };
-  const worker = new Worker(new URL('./wal-checkpoint-worker.mjs', import.meta.url), { workerData: data });
+  const worker = new Worker(new URL('./wal-checkpoint-worker.mjs', import.meta.url), {
+    workerData: data,
+    // A pragma every few hundred milliseconds needs next to no heap; V8's defaults would reserve more.
+    resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 },
+  });
   // The thread serves the service; it must not keep a process alive that forgot to stop it.
   worker.unref();
   let stopping = false;
