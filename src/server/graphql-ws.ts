@@ -1,27 +1,39 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { type DocumentNode, type ExecutionArgs, type GraphQLError, getOperationAST } from 'graphql';
 import { MessageType } from 'graphql-ws';
-import { useServer } from 'graphql-ws/use/ws';
-import { type WebSocket, WebSocketServer } from 'ws';
+import type { WebSocket } from 'ws';
 import { type Context, createContext, type Services, type Viewer } from '../context.js';
 import { AppError } from '../errors.js';
 import { viewerForToken } from '../resolvers/authentication.js';
 import { requestProgress } from '../resolvers/availability-events.js';
 import { authTokenFromHeaders } from './auth-header.js';
 import { type createGraphQLServer, executeSubscriptionEvent } from './graphql.js';
+import { serveGraphQLWs } from './graphql-ws-transport.js';
 import { type ResultSink, SharedSubscriptions } from './shared-subscriptions.js';
 
-/** The auth token of a graphql-ws connection: `connection_init` payload `{authToken}`, else the upgrade headers. */
+/** What a connection keeps of its upgrade request. */
+interface UpgradeFacts {
+  /** The token of the upgrade's `X-Auth-Token` or `Authorization: Bearer` header, if any. */
+  headerToken: string | null;
+  remoteAddress: string | undefined;
+}
+
+function upgradeFacts(request: IncomingMessage): UpgradeFacts {
+  const headerToken = authTokenFromHeaders((name) => {
+    const value = request.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  });
+  return { headerToken, remoteAddress: request.socket.remoteAddress };
+}
+
+/** The auth token of a graphql-ws connection: `connection_init` payload `{authToken}`, else the upgrade's. */
 function connectionToken(
   connectionParams: Readonly<Record<string, unknown>> | undefined,
-  headers: Record<string, string | string[] | undefined>,
+  upgrade: UpgradeFacts,
 ): string | null {
   const fromPayload = connectionParams?.authToken;
   if (typeof fromPayload === 'string' && fromPayload !== '') return fromPayload;
-  return authTokenFromHeaders((name) => {
-    const value = headers[name];
-    return Array.isArray(value) ? value[0] : value;
-  });
+  return upgrade.headerToken;
 }
 
 /** The Yoga executors handed through graphql-ws's `rootValue` for a query or mutation. */
@@ -97,20 +109,19 @@ export function serveGraphQLOverWebSocket(
     onSubscription?: (document: DocumentNode, operationName: string | null | undefined) => void;
   } = {},
 ): { subscriptions: SharedSubscriptions; close(): Promise<void> } {
-  const wsServer = new WebSocketServer({ server, path: '/graphql' });
   const shared = new SharedSubscriptions(requestProgress);
-  /** The token and client address of each accepted connection. */
-  const connections = new WeakMap<WebSocket, { token: string; remoteAddress: string | undefined }>();
+  /** The token of each accepted connection, as each of its subscriptions uses it. */
+  const connectionTokens = new WeakMap<WebSocket, string>();
   const production = services.config.NODE_ENV === 'production';
-  const disposable = useServer(
+  const transport = serveGraphQLWs<UpgradeFacts>(
+    server,
     {
       onConnect: async (ctx) => {
-        const token = connectionToken(ctx.connectionParams, ctx.extra.request.headers);
+        const token = connectionToken(ctx.connectionParams, ctx.extra);
         if (!token) return false;
         try {
           await viewerForToken(services, token);
-          // Read once here: each subscription of the connection uses its token and client address.
-          connections.set(ctx.extra.socket, { token, remoteAddress: ctx.extra.request.socket.remoteAddress });
+          connectionTokens.set(ctx.extra.socket, token);
           return true;
         } catch (error) {
           if (error instanceof AppError) return false;
@@ -130,13 +141,12 @@ export function serveGraphQLOverWebSocket(
         ) as never;
       },
       onSubscribe: async (ctx, id, params) => {
-        const connection = connections.get(ctx.extra.socket);
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
           socket: ctx.extra.socket,
           params,
-          authToken: connection?.token ?? null,
-          remoteAddress: connection?.remoteAddress,
+          authToken: connectionTokens.get(ctx.extra.socket) ?? null,
+          remoteAddress: ctx.extra.remoteAddress,
         });
         // Parse and validate before building the context, so a refused query costs no viewer look-up, and
         // a parse error (or a query over the token limit) is answered as an error, not a closed socket.
@@ -169,13 +179,12 @@ export function serveGraphQLOverWebSocket(
         return { ...operation, contextValue, rootValue };
       },
     },
-    wsServer,
-  );
-  return {
-    subscriptions: shared,
-    close: async () => {
-      await disposable.dispose();
-      await new Promise<void>((resolve) => wsServer.close(() => resolve()));
+    {
+      path: '/graphql',
+      describe: upgradeFacts,
+      logger: services.logger.child({ component: 'graphql-ws' }),
+      production,
     },
-  };
+  );
+  return { subscriptions: shared, close: () => transport.close() };
 }
