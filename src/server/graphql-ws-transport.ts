@@ -47,10 +47,12 @@ export function serveGraphQLWs<D extends object>(
   const { logger, production } = settings;
   const protocol = makeServer(options);
   const wsServer = new WebSocketServer({ noServer: true, path: settings.path, handleProtocols });
-  const closeWithError = (socket: WebSocket, error: unknown, what: string) => {
-    logger.error({ err: error }, what);
-    const reason = production ? 'Internal server error' : String((error as Error)?.message ?? error);
-    socket.close(CloseCode.InternalServerError, reason.slice(0, 123));
+  const closeWithError = (socket: WebSocket, error: unknown, what: string, level: 'warn' | 'error') => {
+    logger[level]({ err: error }, what);
+    const message = String((error as Error | null)?.message ?? error);
+    // A close reason is at most 123 bytes (RFC 6455, 5.5): a longer message gives way to the generic one.
+    const reason = production || Buffer.byteLength(message) > 123 ? 'Internal server error' : message;
+    socket.close(CloseCode.InternalServerError, reason);
   };
 
   const unanswered = new Set<WebSocket>();
@@ -68,7 +70,7 @@ export function serveGraphQLWs<D extends object>(
   keepAlive.unref();
 
   const connected = (socket: WebSocket, extra: D) => {
-    socket.once('error', (error) => closeWithError(socket, error, 'graphql-ws socket error'));
+    socket.once('error', (error) => closeWithError(socket, error, 'graphql-ws socket error', 'warn'));
     socket.on('pong', () => unanswered.delete(socket));
     const closed = protocol.opened(
       {
@@ -84,7 +86,7 @@ export function serveGraphQLWs<D extends object>(
             try {
               await handle(String(data));
             } catch (error) {
-              closeWithError(socket, error, 'graphql-ws message handling failed');
+              closeWithError(socket, error, 'graphql-ws message handling failed', 'error');
             }
           }),
       },
@@ -102,7 +104,7 @@ export function serveGraphQLWs<D extends object>(
   };
   server.on('upgrade', upgrade);
   wsServer.on('error', (error) => {
-    for (const socket of wsServer.clients) closeWithError(socket, error, 'graphql-ws server error');
+    for (const socket of wsServer.clients) closeWithError(socket, error, 'graphql-ws server error', 'error');
   });
 
   return {

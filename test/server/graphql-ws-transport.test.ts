@@ -131,6 +131,27 @@ describe('serveGraphQLWs', () => {
     expect(await closed).toEqual({ code: 4500, reason: 'Internal server error' });
   });
 
+  it('when handling throws outside production, then the reason is the message, unless it is over 123 bytes', async () => {
+    const messages = ['database is locked', `database is locked: ${'é'.repeat(60)}`];
+    const { url } = await start(
+      {
+        onConnect: () => {
+          throw new Error(messages.shift());
+        },
+      },
+      { production: false },
+    );
+    const reasons: string[] = [];
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const socket = await open(url);
+      const closed = closing(socket);
+      socket.send(JSON.stringify({ type: 'connection_init' }));
+      reasons.push((await closed).reason);
+    }
+
+    expect(reasons).toEqual(['database is locked', 'Internal server error']);
+  });
+
   it('when the transport closes, then every open socket is told 1001 Going away', async () => {
     const server = await start();
     const socket = await open(server.url);
