@@ -31,7 +31,7 @@ export type GraphQLWsOptions<D> = ServerOptions<ConnectionInitMessage['payload']
  * graphql-ws's `handleProtocols`, and an error on a socket or in a message handler closes that socket
  * with graphql-ws's 4500 Internal Server Error (the error's message as reason only outside production).
  *
- * @returns the open sockets, and `close()`, which closes each with 1001 and stops accepting upgrades.
+ * @returns `close()`, which closes each socket with 1001 and stops accepting upgrades.
  */
 export function serveGraphQLWs<D extends object>(
   server: Server,
@@ -43,7 +43,7 @@ export function serveGraphQLWs<D extends object>(
     production: boolean;
     keepAliveMs?: number;
   },
-): { clients: Set<WebSocket>; close(): Promise<void> } {
+): { close(): Promise<void> } {
   const { logger, production } = settings;
   const protocol = makeServer(options);
   const wsServer = new WebSocketServer({ noServer: true, path: settings.path, handleProtocols });
@@ -94,7 +94,9 @@ export function serveGraphQLWs<D extends object>(
     );
     socket.once('close', (code, reason) => {
       unanswered.delete(socket);
-      void closed(code, String(reason));
+      closed(code, String(reason)).catch((error: unknown) =>
+        logger.error({ err: error }, 'graphql-ws could not end a closed connection'),
+      );
     });
   };
   const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -108,7 +110,6 @@ export function serveGraphQLWs<D extends object>(
   });
 
   return {
-    clients: wsServer.clients,
     close: async () => {
       server.off('upgrade', upgrade);
       clearInterval(keepAlive);
