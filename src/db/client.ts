@@ -15,12 +15,12 @@ const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url))
  * Opens (creating when missing) the SQLite database at `path` (`:memory:` allowed), sets the pragmas
  * the service relies on, and applies the committed drizzle-kit migrations.
  *
- * @throws Error when the migrated database has rows whose foreign keys point nowhere (it is closed).
- *
  * - WAL so readers never wait for the gathering worker's writes; `synchronous=NORMAL` is durable in WAL
  *   mode and set explicitly because a database just switched to WAL still reports FULL until reopened.
- * - `foreign_keys=ON` (SQLite's default is off) once the migrations ran, and a busy timeout so the CLI and the service can write
- *   the same file at once.
+ * - `foreign_keys=ON` (SQLite's default is off) once the migrations ran, and a busy timeout so the CLI
+ *   and the service can write the same file at once.
+ *
+ * @throws Error when the migrated database has rows whose foreign keys point nowhere (it is closed).
  */
 export function openDatabase(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });

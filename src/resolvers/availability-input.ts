@@ -61,10 +61,6 @@ const camelKeys: Record<string, keyof AddressInput> = {
   postal_code: 'postalCode',
 };
 
-/**
- * Checks address fields against a country's field descriptors: required fields present, each present
- * value matching its pattern (the postal code through the postal-code rules, see `validatePostalCode`).
- */
 /** Compiled field patterns by source; the descriptors are fixed data, so the map stays small. */
 const fieldPatterns = new Map<string, RegExp>();
 
@@ -77,6 +73,10 @@ function fieldPattern(source: string): RegExp {
   return pattern;
 }
 
+/**
+ * Checks address fields against a country's field descriptors: required fields present, each present
+ * value matching its pattern (the postal code through the postal-code rules, see `validatePostalCode`).
+ */
 export function addressFieldProblems(
   address: AddressInput,
   countryCode: string,

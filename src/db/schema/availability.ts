@@ -83,7 +83,7 @@ export const gatheringTasks = sqliteTable(
     /**
      * SQLite's rowid, assigned on insert. Tasks never leave the service, so they need no TypeID, and a
      * batch of 100 addresses writes 700 of them: an integer key saves the id, the primary-key index and
-     * about a third of the create (`npm run bench`, rest-create-100).
+     * about a third of the create's SQL (`npm run bench`, rest-create-100).
      */
     id: integer().primaryKey(),
     instanceId: text()
