@@ -29,15 +29,6 @@ export const countryCodeSchema = z
   .regex(/^[A-Z]{2}$/, { error: 'must be an ISO 3166-1 alpha-2 code in upper case, e.g. NL', abort: true })
   .refine(isCountryCode, 'is not an assigned ISO 3166-1 alpha-2 country code');
 
-/** The enabled sources of an instance that answer for a country, ordered by network and name. */
-export async function sourcesForCountry(
-  ctx: Context,
-  instanceId: string,
-  countryCode: string,
-): Promise<SourceRow[]> {
-  return listEnabledSources(ctx.db, instanceId, countryCode);
-}
-
 /**
  * The filter values that `sources` offer: the distinct values of their catalogues, and their networks
  * (sorted).
@@ -62,7 +53,7 @@ export async function optionsForCountry(
   countryCode: string,
 ): Promise<AvailabilityOptions> {
   const fields = addressFieldDescriptors(countryCode) ?? [];
-  const sources = await sourcesForCountry(ctx, instanceId, countryCode);
+  const sources = await listEnabledSources(ctx.db, instanceId, countryCode);
   return { countryCode, fields, filters: await filterValueSets(ctx, sources), sources };
 }
 

@@ -10,7 +10,7 @@ import {
   type ProductRow,
   type SourceOutcome,
 } from '../db/queries/availability-requests.js';
-import type { SourceRow } from '../db/queries/catalog.js';
+import { listEnabledSources, type SourceRow } from '../db/queries/catalog.js';
 import { findDefaultPricePlan } from '../db/queries/price-plans.js';
 import { AppError, type FieldProblem, notFound, validationError } from '../errors.js';
 import { sourceMatchesFilters } from '../gathering/filters.js';
@@ -24,7 +24,7 @@ import {
 } from './availability-attachments.js';
 import { publishRequestsCreated } from './availability-events.js';
 import { availabilityRequestBatchSchema, filterProblems, storedFilters } from './availability-input.js';
-import { type FilterValueSets, filterValueSets, sourcesForCountry } from './availability-options.js';
+import { type FilterValueSets, filterValueSets } from './availability-options.js';
 import { loadersFor } from './loaders.js';
 import { type Pagination, pageInput, pageOffset, pagination } from './pagination.js';
 import { parseInput } from './validation.js';
@@ -139,7 +139,7 @@ function countryCatalogs(ctx: Context, instanceId: string): { of(countryCode: st
         let values: Promise<FilterValueSets> | undefined;
         const memo: CountryCatalog = {
           sources: () => {
-            sources ??= sourcesForCountry(ctx, instanceId, countryCode);
+            sources ??= listEnabledSources(ctx.db, instanceId, countryCode);
             return sources;
           },
           filterValues: () => {
