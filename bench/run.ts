@@ -15,14 +15,16 @@ import type { BenchContext, Measurement, Scenario } from './lib/types.js';
 import { httpScenarios } from './scenarios/http.js';
 
 /*
- * `npm run bench [-- --quick] [-- --only id,id] [-- --duration s] [-- --connections n]`: seeds (or reuses)
- * the data set, runs the scenarios in order — HTTP, fan-out, gathering — each A/B/A/B against its baseline,
+ * `npm run bench [-- --quick] [-- --only id,id] [-- --duration s] [-- --connections n] [-- --rounds n]`: seeds
+ * (or reuses) the data set, runs the scenarios in order — HTTP, fan-out, gathering — each A/B/A/B against its
+ * baseline (HTTP scenarios A/B `--rounds` times: 3 by default, 2 with `--quick`),
  * prints a table per scenario, and writes every measurement to bench/results/<timestamp>.json and
  * bench/results/latest.json. Exits 1 when a scenario failed (e.g. the gateway answered errors).
  */
 
 const usage =
-  'usage: npm run bench -- [--quick] [--only <scenario-id,...>] [--duration <seconds>] [--connections <n>]';
+  'usage: npm run bench -- [--quick] [--only <scenario-id,...>] [--duration <seconds>] [--connections <n>] ' +
+  '[--rounds <n>]';
 
 function parseFlags() {
   const { values } = parseArgs({
@@ -31,6 +33,7 @@ function parseFlags() {
       only: { type: 'string' },
       duration: { type: 'string' },
       connections: { type: 'string' },
+      rounds: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -45,6 +48,13 @@ function parseFlags() {
       throw new Error(`--${name} must be a positive number\n${usage}`);
     return parsed;
   };
+  const rounds = (value: string | undefined) => {
+    const parsed = positive(value, 'rounds');
+    if (parsed !== undefined && (!Number.isInteger(parsed) || parsed < 2)) {
+      throw new Error(`--rounds must be a whole number of at least 2 (A/B/A/B)\n${usage}`);
+    }
+    return parsed;
+  };
   const only = values.only
     ?.split(',')
     .map((id) => id.trim())
@@ -54,6 +64,7 @@ function parseFlags() {
     only: only && only.length > 0 ? only : null,
     durationSeconds: positive(values.duration, 'duration') ?? (values.quick ? 2 : 10),
     connections: positive(values.connections, 'connections') ?? 10,
+    httpRounds: rounds(values.rounds) ?? (values.quick ? 2 : 3),
   };
 }
 
@@ -118,6 +129,7 @@ async function main(): Promise<number> {
       quick: flags.quick,
       durationSeconds: flags.durationSeconds,
       connections: flags.connections,
+      httpRounds: flags.httpRounds,
       dataset: await loadDataset(log),
       log,
     };

@@ -39,6 +39,11 @@ export interface BenchContext {
   durationSeconds: number;
   /** Concurrent connections of each HTTP load. */
   connections: number;
+  /**
+   * Baseline-then-gateway pairs of each HTTP scenario (`--rounds`; 3, or 2 with `--quick`). Ratios are of
+   * medians over rounds, so with three a load slowed by something outside the bench does not move them.
+   */
+  httpRounds: number;
   /** The seeded data set (see `seed.ts`). */
   dataset: Dataset;
   /** Writes a progress line to stderr. */

@@ -13,7 +13,7 @@ import {
 } from './http-servers.js';
 
 /*
- * The HTTP scenarios of issue 8. Each runs A/B/A/B — baseline, gateway, baseline, gateway — after a short
+ * The HTTP scenarios of issue 8. Each runs A/B/A/B… — baseline, gateway, `httpRounds` times — after a short
  * warm-up of both, with autocannon, on servers shared by all HTTP scenarios (see `http-servers.ts`). Before
  * loading, each checks that the two sides answer the same documents, so the ratio compares equal work.
  */
@@ -283,7 +283,7 @@ async function runSpec(
     perRequest: loads.perRequest ?? {},
   };
   const measurements: Measurement[] = [];
-  for (const round of [1, 2]) {
+  for (let round = 1; round <= context.httpRounds; round++) {
     for (const role of ['baseline', 'gateway'] as const) {
       const isBaseline = role === 'baseline';
       const measurement = await measureLoad(

@@ -3,6 +3,7 @@ import type { Context, Services } from '../context.js';
 import {
   type AvailabilityRequestRecord,
   findAvailabilityRequest,
+  type StoredAvailabilityRequestRecord,
 } from '../db/queries/availability-requests.js';
 import type { ChangedRequest } from '../db/queries/gathering-tasks.js';
 import { requireViewer } from './authentication.js';
@@ -21,7 +22,7 @@ export async function publishRequestChanged(services: Services, change: ChangedR
 /** Publishes newly created requests. */
 export function publishRequestsCreated(
   services: Services,
-  records: readonly AvailabilityRequestRecord[],
+  records: readonly StoredAvailabilityRequestRecord[],
 ): void {
   for (const record of records) {
     const { instanceId } = record.request;

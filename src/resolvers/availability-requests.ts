@@ -9,6 +9,7 @@ import {
   type NewAvailabilityRequest,
   type ProductRow,
   type SourceOutcome,
+  type StoredAvailabilityRequestRecord,
 } from '../db/queries/availability-requests.js';
 import { listEnabledSources, type SourceRow } from '../db/queries/catalog.js';
 import { findDefaultPricePlan } from '../db/queries/price-plans.js';
@@ -31,7 +32,7 @@ import { parseInput } from './validation.js';
 
 /** Result of a create call: the created requests in input order and a confirmation message. */
 export interface CreatedAvailabilityRequests {
-  records: AvailabilityRequestRecord[];
+  records: StoredAvailabilityRequestRecord[];
   message: string;
 }
 

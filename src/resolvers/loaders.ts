@@ -83,7 +83,7 @@ export function loadersFor(ctx: Context): Loaders {
           groupBy(
             ids,
             await listLatestRequestsOfCustomers(ctx.db, instanceId, ids, limit),
-            (row) => row.request.customerId,
+            (row) => row.customerId,
           ),
         );
         byLimit.set(limit, loader);

@@ -1,7 +1,7 @@
 import type {
-  AddressRow,
   AvailabilityRequestRecord,
   ProductRow,
+  ShownAddress,
   SourceOutcome,
 } from '../db/queries/availability-requests.js';
 import type { CustomerRecord, ProjectRecord } from '../db/queries/customers.js';
@@ -24,7 +24,7 @@ export function isoTimestamp(date: Date): string {
 }
 
 /** The contract's "Address record". */
-export function addressDocument(address: AddressRow) {
+export function addressDocument(address: ShownAddress) {
   return {
     id: address.id,
     street: address.street,

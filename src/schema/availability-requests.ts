@@ -1,7 +1,7 @@
 import type {
-  AddressRow,
   AvailabilityRequestRecord,
   ProductRow,
+  ShownAddress,
   SourceOutcome,
 } from '../db/queries/availability-requests.js';
 import { availabilityRequestStatuses, gatheringTaskStatuses } from '../db/schema/index.js';
@@ -36,7 +36,7 @@ const SourceOutcomeStatus = builder.enumType('SourceOutcomeStatus', {
   values: upperCase(gatheringTaskStatuses),
 });
 
-const Address = builder.objectRef<AddressRow>('Address').implement({
+const Address = builder.objectRef<ShownAddress>('Address').implement({
   description: 'The address of a request, normalised; string fields are "" where unknown.',
   fields: (t) => ({
     id: t.exposeID('id'),

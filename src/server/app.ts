@@ -133,9 +133,7 @@ export async function startApp(
     return handleRest(services, req, res, url);
   };
   const server = createServer((req, res) => {
-    const url = URL.canParse(req.url ?? '/', 'http://localhost')
-      ? new URL(req.url ?? '/', 'http://localhost')
-      : null;
+    const url = URL.parse(req.url ?? '/', 'http://localhost');
     const route = url ? routeLabel(url.pathname) : 'other';
     logRequest(req, res, route);
     metrics.observeHttp(req, res, route);

@@ -35,9 +35,11 @@ export function loggableUrl(target: string): string {
     .slice(start + 1)
     .split('&')
     .map((pair) => {
-      const [name] = new URLSearchParams(pair).keys();
+      const written = pair.split('=', 1)[0] ?? '';
+      // Only a name with `%` or `+` reads differently once decoded; the rest are compared as written.
+      const name = /[%+]/.test(written) ? new URLSearchParams(pair).keys().next().value : written;
       if (name === undefined || !SECRET_PARAMETERS.has(name)) return pair;
-      return `${pair.split('=')[0]}=${REDACTED}`;
+      return `${written}=${REDACTED}`;
     });
   return `${target.slice(0, start)}?${query.join('&')}`;
 }

@@ -1,7 +1,7 @@
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, count, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDatabase, type Db, openDatabase } from '../../src/db/client.js';
-import { prepareTableRows } from '../../src/db/prepared-rows.js';
+import { pickColumns, prepareNumber, prepareTableRows } from '../../src/db/prepared-rows.js';
 import { insertAvailabilityRequests } from '../../src/db/queries/availability-requests.js';
 import { insertPricePlans } from '../../src/db/queries/price-plans.js';
 import { insertInstance } from '../../src/db/queries/tenancy.js';
@@ -103,6 +103,28 @@ describe('prepareTableRows', () => {
     expect(second?.address).toMatchObject({ houseNumber: '41', latitude: null, coordinatesPrecision: null });
   });
 
+  it('when some columns are picked, then rows carry exactly those, decoded as drizzle decodes them', () => {
+    const picked = {
+      request: pickColumns(availabilityRequests, ['id', 'filters', 'createdAt']),
+      address: pickColumns(addresses, ['houseNumber', 'latitude']),
+    };
+    const query = db
+      .select(picked)
+      .from(availabilityRequests)
+      .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId))
+      .where(eq(availabilityRequests.instanceId, sql.placeholder('instanceId')))
+      .orderBy(asc(addresses.houseNumber));
+    const rows = prepareTableRows(db, picked, query).all({ instanceId });
+
+    expect(rows).toEqual(query.all({ instanceId }));
+    expect(rows.map((row) => [Object.keys(row.request), row.address])).toEqual([
+      [['id', 'filters', 'createdAt'], { houseNumber: '40', latitude: 51.9225 }],
+      [['id', 'filters', 'createdAt'], { houseNumber: '41', latitude: null }],
+    ]);
+    expect(rows[0]?.request.createdAt).toEqual(new Date('2026-11-22T10:00:00.250Z'));
+    expect(rows[1]?.request.filters.networks).toEqual([]);
+  });
+
   it('when a placeholder is missing or a row is absent, then get answers undefined; values in the query stay bound', () => {
     const query = joined().where(
       sql`${availabilityRequests.instanceId} = ${sql.placeholder('instanceId')} and ${addresses.houseNumber} = ${'41'}`,
@@ -113,11 +135,59 @@ describe('prepareTableRows', () => {
     expect(statement.get({ instanceId: 'ins_other' })).toBeUndefined();
   });
 
-  it('when the query selects other columns than its tables, then preparing it throws', () => {
+  it('when the query selects other columns than the selection names, then preparing it throws', () => {
     const query = db.select({ id: pricePlans.id }).from(pricePlans);
 
     expect(() => prepareTableRows(db, selection, query)).toThrow(
-      'the query selects 1 columns, its tables have 28',
+      'the query selects 1 columns, the selection names 28',
     );
+  });
+});
+
+describe('prepareNumber', () => {
+  const database = tempDatabasePath();
+  let db: Db;
+  let instanceId: string;
+  beforeAll(async () => {
+    db = openDatabase(database.path);
+    instanceId = (await insertInstance(db, { name: 'Count B.V.', code: 'CNT', now: new Date(0) })).id;
+    const plan = { isDefault: false, mrcMarkupBp: 0, nrcMarkupBp: 0, rules: [] };
+    await insertPricePlans(
+      db,
+      instanceId,
+      [
+        { ...plan, name: 'Standard', isDefault: true },
+        { ...plan, name: 'Partner' },
+      ],
+      new Date(0),
+    );
+  });
+  afterAll(() => {
+    closeDatabase(db);
+    database.remove();
+  });
+
+  it('when a count is read, then it answers the number drizzle reads; a missing row or null answers null', () => {
+    const countQuery = db
+      .select({ n: count() })
+      .from(pricePlans)
+      .where(eq(pricePlans.instanceId, sql.placeholder('instanceId')));
+    const maxQuery = db
+      .select({ n: sql<number>`max(${pricePlans.mrcMarkupBp})` })
+      .from(pricePlans)
+      .where(eq(pricePlans.instanceId, 'ins_none'));
+    const noRow = db.select({ n: pricePlans.mrcMarkupBp }).from(pricePlans).where(sql`0`);
+
+    expect(prepareNumber(db, countQuery).get({ instanceId })).toBe(2);
+    expect(countQuery.all({ instanceId })).toEqual([{ n: 2 }]);
+    expect(prepareNumber(db, countQuery).get({ instanceId: 'ins_none' })).toBe(0);
+    expect(prepareNumber(db, maxQuery).get({})).toBeNull();
+    expect(prepareNumber(db, noRow).get({})).toBeNull();
+  });
+
+  it('when the query selects more than one column, then preparing it throws', () => {
+    const query = db.select({ id: pricePlans.id, name: pricePlans.name }).from(pricePlans);
+
+    expect(() => prepareNumber(db, query)).toThrow('the query selects 2 columns, not one');
   });
 });

@@ -75,7 +75,7 @@ describe('GatheringWorker', () => {
     expect(byName.Tele2?.productCount).toBeGreaterThan(0);
     const record = await getAvailabilityRequest(ctx, id);
     expect([record.request.sourcesFinished, record.request.sourcesTotal]).toEqual([7, 7]);
-    const products = await listProductsOfRequests(services.db, record.request.instanceId, [id]);
+    const products = await listProductsOfRequests(services.db, ctx.viewer?.instanceId ?? '', [id]);
     expect(products.some((p) => p.network === 'Colt')).toBe(false);
     expect(new Set(products.map((p) => p.network))).toEqual(new Set(['Eurofiber', 'KPN', 'Tele2', 'Ziggo']));
   });

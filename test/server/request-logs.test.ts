@@ -176,6 +176,7 @@ describe('request logs', () => {
     expect(loggableUrl('/a?client_secret=s&access_token=t')).toBe(
       '/a?client_secret=[redacted]&access_token=[redacted]',
     );
+    expect(loggableUrl('/a?auth%5Ftoken=t&q=a+b&c+d=e')).toBe('/a?auth%5Ftoken=[redacted]&q=a+b&c+d=e');
     expect(loggableUrl('/a?topic=x%2Fy')).toBe('/a?topic=x%2Fy');
     expect(loggableUrl('/a')).toBe('/a');
   });

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, inArray, or, sql } from 'drizzle-orm';
 import { newId } from '../../ids.js';
 import type { Db } from '../client.js';
 import { preparedQuery, preparedVariants } from '../prepared.js';
+import { prepareNumber } from '../prepared-rows.js';
 import { customerFinancialDetails, customers, pricePlans, projects, users } from '../schema/index.js';
 
 /** A customer row. */
@@ -133,19 +134,21 @@ export async function findCustomers(
 }
 
 const customerCount = preparedVariants((db, filter: 'all' | 'name') =>
-  db
-    .select({ n: sql<number>`count(*)` })
-    .from(customers)
-    .where(and(ofInstance(), nameContains(filter)))
-    .prepare(),
+  prepareNumber(
+    db,
+    db
+      .select({ n: sql<number>`count(*)` })
+      .from(customers)
+      .where(and(ofInstance(), nameContains(filter))),
+  ),
 );
 
 /** Number of customers of an instance whose folded name contains `nameFolded` (all when null). */
 export async function countCustomers(db: Db, instanceId: string, nameFolded: string | null): Promise<number> {
-  const row = nameFolded
+  const n = nameFolded
     ? customerCount(db, 'name').get({ instanceId, nameFolded })
     : customerCount(db, 'all').get({ instanceId });
-  return row?.n ?? 0;
+  return n ?? 0;
 }
 
 const customersPage = preparedVariants((db, filter: 'all' | 'name') =>

@@ -1,11 +1,10 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type AvailabilityRequestRecord,
-  findAvailabilityRequest,
-} from '../../../src/db/queries/availability-requests.js';
+import type { StoredAvailabilityRequestRecord } from '../../../src/db/queries/availability-requests.js';
 import type { SourceRow } from '../../../src/db/queries/catalog.js';
+import { addresses, availabilityRequests } from '../../../src/db/schema/index.js';
 import { simulatedOffers } from '../../../src/gathering/simulator/offers.js';
 import { type SupplierSimulator, startSupplierSimulator } from '../../../src/gathering/simulator/server.js';
 import { demoCatalogPath, readCatalogFile } from '../../../src/gathering/sources/catalog-file.js';
@@ -29,7 +28,7 @@ const settings: PolicySettings = {
 const catalog = readCatalogFile(demoCatalogPath);
 let server: TestServer;
 let tenant: TestTenant;
-let record: AvailabilityRequestRecord;
+let record: StoredAvailabilityRequestRecord;
 let sourceCount = 0;
 
 // The request is created while the instance has no source, so nothing but the test ever calls a supplier.
@@ -47,11 +46,13 @@ beforeAll(async () => {
     },
   ]);
   expect(created.status).toBe(201);
-  const found = await findAvailabilityRequest(
-    server.app.services.db,
-    tenant.instanceId,
-    created.body.data[0].id,
-  );
+  // A source is given whole rows (as the worker claims them), not what the API shows.
+  const found = server.app.services.db
+    .select({ request: availabilityRequests, address: addresses })
+    .from(availabilityRequests)
+    .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId))
+    .where(eq(availabilityRequests.id, created.body.data[0].id))
+    .get();
   if (!found) throw new Error('the request was not stored');
   record = found;
 });
