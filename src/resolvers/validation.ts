@@ -25,7 +25,7 @@ export function zodProblems(error: z.ZodError, prefix: readonly PropertyKey[] = 
  * @throws {AppError} `VALIDATION` with a problem per invalid field.
  */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, message?: string): z.output<S> {
-  const broken = malformedText(input, []);
+  const broken = malformedText(input);
   if (broken.length > 0) throw validationError(broken, message);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
@@ -35,20 +35,30 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, messa
 
 /**
  * Strings that are not well-formed UTF-16 (lone surrogates) cannot be stored as text: SQLite would keep
- * replacement characters instead, so what is read back would differ from what was accepted.
+ * replacement characters instead, so what is read back would differ from what was accepted. Keys and
+ * values at any depth are checked; `path` is the walk's position, a problem's pointer is built only for a
+ * problem (a batch of 100 addresses has about a thousand strings).
  */
-function malformedText(value: unknown, path: PropertyKey[]): FieldProblem[] {
+function malformedText(
+  value: unknown,
+  path: PropertyKey[] = [],
+  problems: FieldProblem[] = [],
+): FieldProblem[] {
   if (typeof value === 'string') {
-    return value.isWellFormed() ? [] : [{ path: pointer(path), message: 'is not valid Unicode text' }];
+    if (!value.isWellFormed()) problems.push({ path: pointer(path), message: 'is not valid Unicode text' });
+  } else if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      path.push(index);
+      malformedText(value[index], path, problems);
+      path.pop();
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const key of Object.keys(value)) {
+      path.push(key);
+      if (!key.isWellFormed()) problems.push({ path: pointer(path), message: 'is not valid Unicode text' });
+      malformedText((value as Record<string, unknown>)[key], path, problems);
+      path.pop();
+    }
   }
-  if (Array.isArray(value)) return value.flatMap((item, index) => malformedText(item, [...path, index]));
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).flatMap(([key, item]) => [
-      ...(key.isWellFormed()
-        ? []
-        : [{ path: pointer([...path, key]), message: 'is not valid Unicode text' }]),
-      ...malformedText(item, [...path, key]),
-    ]);
-  }
-  return [];
+  return problems;
 }

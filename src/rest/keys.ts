@@ -18,21 +18,26 @@ export function snakeKey(key: string): string {
   return key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
+/** A body key as the resolvers read it: see {@link camelizeBody}. */
+function resolverKey(key: string): string {
+  return /[A-Z]/.test(key) ? `~${key}` : key.includes('_') ? camelKey(key) : key;
+}
+
 /**
  * Renames every object key of a parsed JSON body from the contract's snake_case to the resolvers'
  * camelCase, at any depth. Keys already in camelCase would pass unchanged, so they are marked
  * (`~fooBar`) to make the strict input schemas reject them as the unknown fields they are in REST.
+ * A `__proto__` key becomes the plain field `_Proto__` (no renamed key can be `__proto__`), so plain
+ * assignment never reaches a prototype.
  */
 export function camelizeBody(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(camelizeBody);
   if (value === null || typeof value !== 'object') return value;
-  // fromEntries keeps a `__proto__` key an own property, for the schema to refuse.
-  return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => [
-      /[A-Z]/.test(key) ? `~${key}` : key.includes('_') ? camelKey(key) : key,
-      camelizeBody(inner),
-    ]),
-  );
+  const renamed: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    renamed[resolverKey(key)] = camelizeBody((value as Record<string, unknown>)[key]);
+  }
+  return renamed;
 }
 
 /** Turns a resolver's problem path (`/0/address/postalCode`) into the contract's (`/0/address/postal_code`). */
