@@ -98,7 +98,16 @@ export async function authenticate(services: Services, input: unknown): Promise<
  * @throws {AppError} `UNAUTHENTICATED` when the token is unknown, revoked or expired.
  */
 export async function viewerForToken(services: Services, token: string): Promise<Viewer> {
-  const found = await findLiveToken(services.db, 'auth', hashCredential(token), services.clock.now());
+  return viewerForTokenHash(services, hashCredential(token));
+}
+
+/**
+ * {@link viewerForToken} for a token already hashed with {@link hashCredential}, for a caller that needs
+ * the hash again (the per-token rate limit is keyed by it).
+ * @throws {AppError} `UNAUTHENTICATED` when the token is unknown, revoked or expired.
+ */
+export async function viewerForTokenHash(services: Services, tokenHash: string): Promise<Viewer> {
+  const found = await findLiveToken(services.db, 'auth', tokenHash, services.clock.now());
   if (!found) throw new AppError('UNAUTHENTICATED', 'The auth token is invalid or expired.');
   return {
     instanceId: found.user.instanceId,

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Context, createContext, type Services } from '../context.js';
 import { AppError } from '../errors.js';
 import { type RateDecision, rateLimitHeaders } from '../rate-limits.js';
-import { hashCredential, viewerForToken } from '../resolvers/authentication.js';
+import { hashCredential, viewerForTokenHash } from '../resolvers/authentication.js';
 import { authTokenFromHeaders } from '../server/auth-header.js';
 import { readJsonBody, sendJson } from './http.js';
 import { withIdempotency } from './idempotency.js';
@@ -78,8 +78,9 @@ export async function handleRest(
       const token = authTokenFromHeaders((name) => req.headers[name] as string | undefined);
       if (!token)
         throw new AppError('UNAUTHENTICATED', 'Send a valid auth token in the X-Auth-Token header.');
-      const viewer = await viewerForToken(services, token);
-      enforce(res, await services.rateLimits.forCaller(hashCredential(token), viewer.instanceId));
+      const tokenHash = hashCredential(token);
+      const viewer = await viewerForTokenHash(services, tokenHash);
+      enforce(res, await services.rateLimits.forCaller(tokenHash, viewer.instanceId));
       ctx = createContext(services, viewer);
     } else {
       enforce(res, await services.rateLimits.forAnonymous(req.socket.remoteAddress ?? 'unknown'));

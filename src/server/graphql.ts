@@ -19,7 +19,7 @@ import {
 import { createContext, type Services, type Viewer } from '../context.js';
 import { AppError } from '../errors.js';
 import { rateLimitHeaders } from '../rate-limits.js';
-import { hashCredential, viewerForToken } from '../resolvers/authentication.js';
+import { hashCredential, viewerForTokenHash } from '../resolvers/authentication.js';
 import { schema } from '../schema/index.js';
 import { authTokenFromHeaders } from './auth-header.js';
 import { graphqlIdempotency } from './graphql-idempotency.js';
@@ -177,18 +177,19 @@ export function createGraphQLServer(services: Services, options: { plugins?: Plu
       const token =
         initial.authToken ??
         (initial.request ? authTokenFromHeaders((name) => initial.request?.headers.get(name)) : null);
+      const tokenHash = token ? hashCredential(token) : null;
       let viewer: Viewer | null = null;
-      if (token) {
+      if (tokenHash) {
         try {
-          viewer = await viewerForToken(services, token);
+          viewer = await viewerForTokenHash(services, tokenHash);
         } catch (error) {
           if (!(error instanceof AppError)) throw error;
         }
       }
       // The same limits as REST, per token and instance (anonymous calls per client address).
       const decision =
-        viewer && token
-          ? await services.rateLimits.forCaller(hashCredential(token), viewer.instanceId)
+        viewer && tokenHash
+          ? await services.rateLimits.forCaller(tokenHash, viewer.instanceId)
           : await services.rateLimits.forAnonymous(
               initial.req?.socket.remoteAddress ?? initial.remoteAddress ?? 'unknown',
             );
