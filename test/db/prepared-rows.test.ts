@@ -8,80 +8,86 @@ import { insertInstance } from '../../src/db/queries/tenancy.js';
 import { addresses, availabilityRequests, pricePlans } from '../../src/db/schema/index.js';
 import { tempDatabasePath } from '../helpers/app.js';
 
+// One database for the file: an instance with two price plans and two requests on the first.
+const database = tempDatabasePath();
+let db: Db;
+let instanceId: string;
+
+beforeAll(async () => {
+  db = openDatabase(database.path);
+  instanceId = (await insertInstance(db, { name: 'Rows B.V.', code: 'ROW', now: new Date(0) })).id;
+  const terms = { mrcMarkupBp: 0, nrcMarkupBp: 0, rules: [] };
+  const [plan] = await insertPricePlans(
+    db,
+    instanceId,
+    [
+      { ...terms, name: 'Standard', isDefault: true },
+      { ...terms, name: 'Partner', isDefault: false },
+    ],
+    new Date(0),
+  );
+  const base = {
+    inputKind: 'fields' as const,
+    street: 'Coolsingel',
+    city: 'Rotterdam',
+    houseNumber: '40',
+    houseNumberAddition: '',
+    postalCode: '3011AD',
+    countryCode: 'NL',
+    continentCode: 'EU',
+    customerId: null,
+    projectId: null,
+    pricePlanId: plan?.id ?? '',
+    sourceIds: [],
+  };
+  await insertAvailabilityRequests(db, {
+    instanceId,
+    userId: null,
+    now: new Date('2026-11-22T10:00:00.250Z'),
+    requests: [
+      {
+        ...base,
+        address: { ...base, latitude: 51.9225, longitude: 4.47917, coordinatesPrecision: 'city' },
+        filters: {
+          bandwidths: [{ download: 1_000_000, upload: 1_000_000 }],
+          networks: ['KPN'],
+          contractTerms: [36],
+          connectionTypes: [],
+          technologyTypes: ['FTTH'],
+        },
+      },
+      {
+        ...base,
+        address: {
+          ...base,
+          houseNumber: '41',
+          latitude: null,
+          longitude: null,
+          coordinatesPrecision: null,
+        },
+        filters: {
+          bandwidths: [],
+          networks: [],
+          contractTerms: [],
+          connectionTypes: [],
+          technologyTypes: [],
+        },
+      },
+    ],
+  });
+});
+afterAll(() => {
+  closeDatabase(db);
+  database.remove();
+});
+
 describe('prepareTableRows', () => {
-  const database = tempDatabasePath();
-  let db: Db;
-  let instanceId: string;
   const selection = { request: availabilityRequests, address: addresses };
   const joined = () =>
     db
       .select(selection)
       .from(availabilityRequests)
       .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId));
-
-  beforeAll(async () => {
-    db = openDatabase(database.path);
-    instanceId = (await insertInstance(db, { name: 'Rows B.V.', code: 'ROW', now: new Date(0) })).id;
-    const [plan] = await insertPricePlans(
-      db,
-      instanceId,
-      [{ name: 'Standard', isDefault: true, mrcMarkupBp: 0, nrcMarkupBp: 0, rules: [] }],
-      new Date(0),
-    );
-    const base = {
-      inputKind: 'fields' as const,
-      street: 'Coolsingel',
-      city: 'Rotterdam',
-      houseNumber: '40',
-      houseNumberAddition: '',
-      postalCode: '3011AD',
-      countryCode: 'NL',
-      continentCode: 'EU',
-      customerId: null,
-      projectId: null,
-      pricePlanId: plan?.id ?? '',
-      sourceIds: [],
-    };
-    await insertAvailabilityRequests(db, {
-      instanceId,
-      userId: null,
-      now: new Date('2026-11-22T10:00:00.250Z'),
-      requests: [
-        {
-          ...base,
-          address: { ...base, latitude: 51.9225, longitude: 4.47917, coordinatesPrecision: 'city' },
-          filters: {
-            bandwidths: [{ download: 1_000_000, upload: 1_000_000 }],
-            networks: ['KPN'],
-            contractTerms: [36],
-            connectionTypes: [],
-            technologyTypes: ['FTTH'],
-          },
-        },
-        {
-          ...base,
-          address: {
-            ...base,
-            houseNumber: '41',
-            latitude: null,
-            longitude: null,
-            coordinatesPrecision: null,
-          },
-          filters: {
-            bandwidths: [],
-            networks: [],
-            contractTerms: [],
-            connectionTypes: [],
-            technologyTypes: [],
-          },
-        },
-      ],
-    });
-  });
-  afterAll(() => {
-    closeDatabase(db);
-    database.remove();
-  });
 
   it('when joined rows are read, then they equal what drizzle maps: Dates, parsed JSON, numbers and nulls', () => {
     const query = joined()
@@ -145,28 +151,6 @@ describe('prepareTableRows', () => {
 });
 
 describe('prepareNumber', () => {
-  const database = tempDatabasePath();
-  let db: Db;
-  let instanceId: string;
-  beforeAll(async () => {
-    db = openDatabase(database.path);
-    instanceId = (await insertInstance(db, { name: 'Count B.V.', code: 'CNT', now: new Date(0) })).id;
-    const plan = { isDefault: false, mrcMarkupBp: 0, nrcMarkupBp: 0, rules: [] };
-    await insertPricePlans(
-      db,
-      instanceId,
-      [
-        { ...plan, name: 'Standard', isDefault: true },
-        { ...plan, name: 'Partner' },
-      ],
-      new Date(0),
-    );
-  });
-  afterAll(() => {
-    closeDatabase(db);
-    database.remove();
-  });
-
   it('when a count is read, then it answers the number drizzle reads; a missing row or null answers null', () => {
     const countQuery = db
       .select({ n: count() })
