@@ -50,5 +50,18 @@ export interface Context extends Services {
 
 /** The one way to build a {@link Context}, for HTTP, WebSocket, REST, the worker and tests. */
 export function createContext(services: Services, viewer: Viewer | null): Context {
-  return { ...services, viewer };
+  // Listed, not spread: V8 gives `{ ...services, viewer }` a hidden class of its own per call, so every
+  // context would be a new shape to the code reading it.
+  return {
+    db: services.db,
+    config: services.config,
+    logger: services.logger,
+    clock: services.clock,
+    events: services.events,
+    geocoder: services.geocoder,
+    rateLimits: services.rateLimits,
+    signingKey: services.signingKey,
+    wakeGathering: services.wakeGathering,
+    viewer,
+  };
 }

@@ -5,9 +5,10 @@ import {
   type ConnectionInitMessage,
   handleProtocols,
   makeServer,
+  type WebSocket as ProtocolSocket,
   type ServerOptions,
 } from 'graphql-ws';
-import { type WebSocket, WebSocketServer } from 'ws';
+import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import type { Logger } from '../logger.js';
 
 /** What a connection keeps: its socket and what `describe` took from the upgrade request. */
@@ -15,6 +16,40 @@ export type ConnectionExtra<D> = { readonly socket: WebSocket } & D;
 
 /** The graphql-ws server options with our per-connection extra. */
 export type GraphQLWsOptions<D> = ServerOptions<ConnectionInitMessage['payload'], ConnectionExtra<D>>;
+
+/**
+ * One accepted socket as graphql-ws's `makeServer` sees it (its `WebSocket` interface), with what the
+ * protocol handed back: the handler of the socket's messages and the callback for when it closes.
+ */
+class Connection implements ProtocolSocket {
+  /** graphql-ws's handler of this socket's messages, once `opened` registered it. */
+  handle: ((data: string) => Promise<void>) | null = null;
+  /** Tells graphql-ws the socket closed (what `opened` returned). */
+  closed: ((code?: number, reason?: string) => Promise<void>) | null = null;
+
+  constructor(private readonly socket: WebSocket) {}
+
+  get protocol(): string {
+    return this.socket.protocol;
+  }
+
+  /** Writes `data`; resolves once it is written, at once when the socket is no longer open. */
+  send(data: string): Promise<void> {
+    const { socket } = this;
+    return new Promise<void>((resolve, reject) => {
+      if (socket.readyState !== socket.OPEN) return resolve();
+      socket.send(data, (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  close(code?: number, reason?: string): void {
+    this.socket.close(code, reason);
+  }
+
+  onMessage(handle: (data: string) => Promise<void>): void {
+    this.handle = handle;
+  }
+}
 
 /**
  * graphql-ws (the `graphql-transport-ws` protocol) on `server`'s upgrades to `path`, with the protocol
@@ -26,6 +61,9 @@ export type GraphQLWsOptions<D> = ServerOptions<ConnectionInitMessage['payload']
  *   life, about 1.7 KiB each (`npm run bench`, ws-fanout-5000).
  * - One keep-alive timer pings every socket every `keepAliveMs` and ends one that has not answered the
  *   previous ping (the heartbeat of ws's README), instead of a timer per socket.
+ * - A connection holds no closures of its own: the socket listeners are shared, and what graphql-ws calls
+ *   on a socket are the methods of one small `Connection`. A subscribe message is handled without a
+ *   listener awaiting it, so its buffer is not held for the subscription's life.
  *
  * As in `useServer`: upgrades to other paths are refused with 400, subprotocols are negotiated by
  * graphql-ws's `handleProtocols`, and an error on a socket or in a message handler closes that socket
@@ -69,40 +107,45 @@ export function serveGraphQLWs<D extends object>(
   }, settings.keepAliveMs ?? 12_000);
   keepAlive.unref();
 
-  const connected = (socket: WebSocket, extra: D) => {
-    socket.once('error', (error) => closeWithError(socket, error, 'graphql-ws socket error', 'warn'));
-    socket.on('pong', () => unanswered.delete(socket));
-    const closed = protocol.opened(
-      {
-        protocol: socket.protocol,
-        send: (data) =>
-          new Promise<void>((resolve, reject) => {
-            if (socket.readyState !== socket.OPEN) return resolve();
-            socket.send(data, (error) => (error ? reject(error) : resolve()));
-          }),
-        close: (code, reason) => socket.close(code, reason),
-        onMessage: (handle) =>
-          socket.on('message', async (data) => {
-            try {
-              await handle(String(data));
-            } catch (error) {
-              closeWithError(socket, error, 'graphql-ws message handling failed', 'error');
-            }
-          }),
-      },
-      { ...extra, socket },
-    );
-    socket.once('close', (code, reason) => {
-      unanswered.delete(socket);
-      closed(code, String(reason)).catch((error: unknown) =>
+  // One set of listeners for every socket (`ws` calls them with the socket as `this`), so a connection
+  // costs its `Connection` and no closures of its own.
+  const connections = new WeakMap<WebSocket, Connection>();
+  function onSocketError(this: WebSocket, error: Error): void {
+    closeWithError(this, error, 'graphql-ws socket error', 'warn');
+  }
+  function onPong(this: WebSocket): void {
+    unanswered.delete(this);
+  }
+  function onSocketMessage(this: WebSocket, data: RawData): void {
+    // Not awaited here: a subscription's handler runs for the subscription's whole life, and an
+    // awaiting listener would keep this message's buffer that long.
+    connections
+      .get(this)
+      ?.handle?.(String(data))
+      .catch((error: unknown) => closeWithError(this, error, 'graphql-ws message handling failed', 'error'));
+  }
+  function onSocketClose(this: WebSocket, code: number, reason: Buffer): void {
+    unanswered.delete(this);
+    connections
+      .get(this)
+      ?.closed?.(code, String(reason))
+      .catch((error: unknown) =>
         logger.error({ err: error }, 'graphql-ws could not end a closed connection'),
       );
-    });
-  };
+  }
+
   const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    wsServer.handleUpgrade(request, socket, head, (webSocket) =>
-      connected(webSocket, settings.describe(request)),
-    );
+    wsServer.handleUpgrade(request, socket, head, (webSocket) => {
+      const connection = new Connection(webSocket);
+      connections.set(webSocket, connection);
+      webSocket.on('error', onSocketError);
+      webSocket.on('pong', onPong);
+      webSocket.on('message', onSocketMessage);
+      webSocket.on('close', onSocketClose);
+      // Assigned, not spread: an object spread with an added key gets a hidden class of its own in V8.
+      const extra: ConnectionExtra<D> = Object.assign(settings.describe(request), { socket: webSocket });
+      connection.closed = protocol.opened(connection, extra);
+    });
   };
   server.on('upgrade', upgrade);
   wsServer.on('error', (error) => {

@@ -85,11 +85,20 @@ function shareKey(
  * so one event costs one serialisation for all subscribers of a group, as a raw broadcast does. Nothing
  * is written once the socket is closing.
  */
-function nextMessageSink(socket: WebSocket, id: string): ResultSink {
-  const prefix = `{"id":${JSON.stringify(id)},"type":"${MessageType.Next}","payload":`;
-  return (resultJson) => {
-    if (socket.readyState === socket.OPEN) socket.send(`${prefix}${resultJson}}`);
-  };
+class NextMessageSink implements ResultSink {
+  private readonly prefix: string;
+
+  constructor(
+    private readonly socket: WebSocket,
+    id: string,
+  ) {
+    this.prefix = `{"id":${JSON.stringify(id)},"type":"${MessageType.Next}","payload":`;
+  }
+
+  write(resultJson: string): void {
+    const { socket } = this;
+    if (socket.readyState === socket.OPEN) socket.send(`${this.prefix}${resultJson}}`);
+  }
 }
 
 /**
@@ -113,6 +122,7 @@ export function serveGraphQLOverWebSocket(
   /** The token of each accepted connection, as each of its subscriptions uses it. */
   const connectionTokens = new WeakMap<WebSocket, string>();
   const production = services.config.NODE_ENV === 'production';
+  const executeEvent = (event: ExecutionArgs) => executeSubscriptionEvent(event, production);
   const transport = serveGraphQLWs<UpgradeFacts>(
     server,
     {
@@ -133,12 +143,17 @@ export function serveGraphQLOverWebSocket(
       subscribe: (args) => {
         const root = args.rootValue as SharedRoot;
         options.onSubscription?.(args.document, args.operationName);
-        return shared.subscribe(
+        const subscribed = shared.subscribe(
           root.shareKey,
           { ...args, rootValue: undefined },
-          (event) => executeSubscriptionEvent(event, production),
+          executeEvent,
           root.sendNext,
-        ) as never;
+        );
+        // graphql-ws holds `args` for the subscription's life but reads it no more (it would hand it only to
+        // an `onNext` hook, which this server has not): the subscription keeps its context elsewhere.
+        args.contextValue = undefined;
+        args.rootValue = undefined;
+        return subscribed as never;
       },
       onSubscribe: async (ctx, id, params) => {
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
@@ -171,7 +186,7 @@ export function serveGraphQLOverWebSocket(
           // socket or Yoga executors, which thousands of open subscriptions would otherwise each hold.
           const rootValue: SharedRoot = {
             shareKey: shareKey(contextValue.viewer, document, params.operationName, params.variables),
-            sendNext: nextMessageSink(ctx.extra.socket, id),
+            sendNext: new NextMessageSink(ctx.extra.socket, id),
           };
           return { ...operation, contextValue: createContext(services, contextValue.viewer), rootValue };
         }

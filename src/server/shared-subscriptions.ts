@@ -37,14 +37,49 @@ function delivery(result: ExecutionResult, progress: PayloadProgress | null): De
  * Writes one serialised result straight to a subscriber's connection (a graphql-ws `next` message),
  * instead of handing the result object to the transport to serialise per subscriber.
  */
-export type ResultSink = (resultJson: string) => void;
+export interface ResultSink {
+  write(resultJson: string): void;
+}
 
-/** One subscriber: a queue that graphql-ws pulls from, and what it has been sent per subject. */
+/**
+ * Subscribers of one document, variables and visibility, sharing one event stream and its executions;
+ * listed in `groups` under `key` while it has subscribers.
+ */
+class Group {
+  readonly subscribers = new Set<Subscriber>();
+  source: AsyncIterator<unknown> | null = null;
+
+  constructor(
+    readonly key: string,
+    private readonly groups: Map<string, Group>,
+  ) {}
+
+  /** Takes the group out of `groups`, unless a newer group of its key has taken its place. */
+  unlist(): void {
+    if (this.groups.get(this.key) === this) this.groups.delete(this.key);
+  }
+
+  /** `subscriber` is gone; the last one to leave ends the group and its event stream. */
+  leave(subscriber: Subscriber): void {
+    this.subscribers.delete(subscriber);
+    if (this.subscribers.size > 0) return;
+    this.unlist();
+    void this.source?.return?.();
+  }
+}
+
+/**
+ * One subscriber: a queue that graphql-ws pulls from, and what it has been sent per subject. With
+ * thousands of subscribers on a process, it holds no closures and creates its queue and its map of sent
+ * ranks only when needed.
+ */
 class Subscriber implements AsyncIterableIterator<ExecutionResult> {
   /** Live deliveries wait here until the subscriber's own snapshot has been sent. */
   private held: Delivery[] | null = [];
-  private readonly queue: ExecutionResult[] = [];
-  private readonly sent = new Map<string, number>();
+  /** Results not yet read (only without a sink). */
+  private queue: ExecutionResult[] | null = null;
+  /** The rank sent per subject, for the subjects of the snapshot (see {@link send}). */
+  private sent: Map<string, number> | null = null;
   /** A read waiting for the next result (nothing is queued while one waits). */
   private waiting: {
     resolve: (result: IteratorResult<ExecutionResult>) => void;
@@ -55,7 +90,7 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
   closed = false;
 
   constructor(
-    private readonly onClose: (subscriber: Subscriber) => void,
+    private readonly group: Group,
     private readonly sink: ResultSink | null,
   ) {}
 
@@ -73,16 +108,20 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
   send(delivery: Delivery, fromSnapshot = false): void {
     if (this.closed) return;
     const { progress } = delivery;
-    if (progress && (fromSnapshot || this.sent.has(progress.subject))) {
+    if (progress && (fromSnapshot || this.sent?.has(progress.subject))) {
+      this.sent ??= new Map();
       if ((this.sent.get(progress.subject) ?? -1) >= progress.rank) return;
       this.sent.set(progress.subject, progress.rank);
     }
-    if (this.sink) this.sink(delivery.json());
+    if (this.sink) this.sink.write(delivery.json());
     else if (this.waiting) {
       const { resolve } = this.waiting;
       this.waiting = null;
       resolve({ done: false, value: delivery.result });
-    } else this.queue.push(delivery.result);
+    } else {
+      this.queue ??= [];
+      this.queue.push(delivery.result);
+    }
   }
 
   /** The snapshot is sent: from now on live deliveries go out, starting with those held meanwhile. */
@@ -97,7 +136,7 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
     if (this.closed) return;
     this.closed = true;
     this.failure = error ?? null;
-    this.onClose(this);
+    this.group.leave(this);
     if (this.waiting) {
       const { resolve, reject } = this.waiting;
       this.waiting = null;
@@ -107,7 +146,7 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
   }
 
   next(): Promise<IteratorResult<ExecutionResult>> {
-    const value = this.queue.shift();
+    const value = this.queue?.shift();
     if (value !== undefined) return Promise.resolve({ done: false, value });
     if (this.failure) {
       const { error } = this.failure;
@@ -122,7 +161,7 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
 
   /** The client is gone (graphql-ws calls this on `complete` or a closed socket). */
   return(): Promise<IteratorResult<ExecutionResult>> {
-    this.queue.length = 0;
+    this.queue = null;
     this.failure = null;
     this.close();
     return Promise.resolve({ done: true, value: undefined });
@@ -133,15 +172,46 @@ class Subscriber implements AsyncIterableIterator<ExecutionResult> {
   }
 }
 
-/** Subscribers of one document, variables and visibility, sharing one event stream and its executions. */
-interface Group {
-  subscribers: Set<Subscriber>;
-  source: AsyncIterator<unknown> | null;
+/**
+ * The context of one phase: a shallow copy, so every execution gets fresh per-operation loaders. Assigned,
+ * not spread: V8 gives an object spread with an added key a hidden class of its own.
+ */
+function phaseContext(context: Context, phase: SubscriptionPhase): Context {
+  return Object.assign({}, context, { subscriptionPhase: phase });
 }
 
-/** The context of one phase: a shallow copy, so every execution gets fresh per-operation loaders. */
-function phaseContext(context: Context, phase: SubscriptionPhase): Context {
-  return { ...context, subscriptionPhase: phase };
+/**
+ * Runs one event of `args`'s subscription into a delivery. Built apart from `subscribe`, so the closure
+ * keeps only these three and not everything `subscribe` had in scope.
+ */
+function eventRunner(
+  args: ExecutionArgs,
+  execute: EventExecutor,
+  progressOf: (payload: unknown) => PayloadProgress | null,
+): (payload: unknown) => Promise<Delivery> {
+  const context = args.contextValue as Context;
+  return async (payload) =>
+    delivery(
+      await execute({ ...args, rootValue: payload, contextValue: { ...context } }),
+      progressOf(payload),
+    );
+}
+
+/** Sends `subscriber` the states of its snapshot, then lets its live deliveries go out. */
+async function sendSnapshot(
+  subscriber: Subscriber,
+  snapshot: AsyncIterable<unknown>,
+  run: (payload: unknown) => Promise<Delivery>,
+): Promise<void> {
+  try {
+    for await (const payload of snapshot) {
+      if (subscriber.closed) break;
+      subscriber.send(await run(payload), true);
+    }
+    subscriber.goLive();
+  } catch (error) {
+    subscriber.close({ error });
+  }
 }
 
 /**
@@ -193,26 +263,21 @@ export class SharedSubscriptions {
     sink?: ResultSink,
   ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
     const context = args.contextValue as Context;
-    const run = async (payload: unknown): Promise<Delivery> =>
-      delivery(
-        await execute({ ...args, rootValue: payload, contextValue: { ...context } }),
-        this.progressOf(payload),
-      );
+    const run = eventRunner(args, execute, this.progressOf);
     let group = this.groups.get(key);
     const isNew = group === undefined;
     if (!group) {
-      group = { subscribers: new Set(), source: null };
+      group = new Group(key, this.groups);
       this.groups.set(key, group);
     }
-    const joined = group;
-    const subscriber = new Subscriber((closed) => this.leave(key, joined, closed), sink ?? null);
-    joined.subscribers.add(subscriber);
+    const subscriber = new Subscriber(group, sink ?? null);
+    group.subscribers.add(subscriber);
     if (isNew) {
       const stream = await createSourceEventStream({ ...args, contextValue: phaseContext(context, 'live') });
       if (!(Symbol.asyncIterator in stream)) {
         // Nothing to share: every subscriber that joined meanwhile gets the same error result.
-        if (this.groups.get(key) === joined) this.groups.delete(key);
-        for (const member of [...joined.subscribers]) {
+        group.unlist();
+        for (const member of [...group.subscribers]) {
           if (member === subscriber) continue;
           member.goLive();
           member.send(delivery(stream, null));
@@ -221,9 +286,9 @@ export class SharedSubscriptions {
         void subscriber.return();
         return stream;
       }
-      joined.source = stream[Symbol.asyncIterator]();
-      if (joined.subscribers.size === 0) void joined.source.return?.();
-      else void this.pump(key, joined, joined.source, run);
+      group.source = stream[Symbol.asyncIterator]();
+      if (group.subscribers.size === 0) void group.source.return?.();
+      else void pump(group, group.source, run);
     }
     const snapshot = await createSourceEventStream({
       ...args,
@@ -233,45 +298,28 @@ export class SharedSubscriptions {
       void subscriber.return();
       return snapshot;
     }
-    void (async () => {
-      try {
-        for await (const payload of snapshot) {
-          if (subscriber.closed) break;
-          subscriber.send(await run(payload), true);
-        }
-        subscriber.goLive();
-      } catch (error) {
-        subscriber.close({ error });
-      }
-    })();
+    void sendSnapshot(subscriber, snapshot, run);
     return subscriber;
   }
+}
 
-  private async pump(
-    key: string,
-    group: Group,
-    source: AsyncIterator<unknown>,
-    run: (payload: unknown) => Promise<Delivery>,
-  ): Promise<void> {
-    try {
-      for (;;) {
-        const next = await source.next();
-        if (next.done) break;
-        const delivery = await run(next.value);
-        for (const subscriber of group.subscribers) subscriber.deliver(delivery);
-      }
-      for (const subscriber of [...group.subscribers]) subscriber.close();
-    } catch (error) {
-      for (const subscriber of [...group.subscribers]) subscriber.close({ error });
-    } finally {
-      if (this.groups.get(key) === group) this.groups.delete(key);
+/** Executes each event of `group`'s stream once and delivers the result to every subscriber. */
+async function pump(
+  group: Group,
+  source: AsyncIterator<unknown>,
+  run: (payload: unknown) => Promise<Delivery>,
+): Promise<void> {
+  try {
+    for (;;) {
+      const next = await source.next();
+      if (next.done) break;
+      const delivery = await run(next.value);
+      for (const subscriber of group.subscribers) subscriber.deliver(delivery);
     }
-  }
-
-  private leave(key: string, group: Group, subscriber: Subscriber): void {
-    group.subscribers.delete(subscriber);
-    if (group.subscribers.size > 0) return;
-    if (this.groups.get(key) === group) this.groups.delete(key);
-    void group.source?.return?.();
+    for (const subscriber of [...group.subscribers]) subscriber.close();
+  } catch (error) {
+    for (const subscriber of [...group.subscribers]) subscriber.close({ error });
+  } finally {
+    group.unlist();
   }
 }
