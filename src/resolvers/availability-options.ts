@@ -7,11 +7,11 @@ import { parseInput } from './validation.js';
 
 /** The filter values offered in a country (bandwidths in kbps, contract terms in months). */
 export interface FilterValueSets {
-  technologyTypes: string[];
-  connectionTypes: string[];
-  networks: string[];
-  bandwidths: { download: number; upload: number }[];
-  contractTerms: number[];
+  readonly technologyTypes: readonly string[];
+  readonly connectionTypes: readonly string[];
+  readonly networks: readonly string[];
+  readonly bandwidths: readonly { readonly download: number; readonly upload: number }[];
+  readonly contractTerms: readonly number[];
 }
 
 /** What the options endpoint publishes for one country (contract, "GET /availability-requests/options"). */

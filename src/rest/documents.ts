@@ -115,11 +115,12 @@ export function optionsDocument(options: AvailabilityOptions) {
         regex: field.regex,
       })),
       filters: {
-        technology_types: options.filters.technologyTypes,
-        connection_types: options.filters.connectionTypes,
-        networks: options.filters.networks,
-        bandwidths: options.filters.bandwidths,
-        contract_terms: options.filters.contractTerms,
+        // Copies: the value sets are shared (see `catalogValueSets`), a document is the caller's own.
+        technology_types: [...options.filters.technologyTypes],
+        connection_types: [...options.filters.connectionTypes],
+        networks: [...options.filters.networks],
+        bandwidths: options.filters.bandwidths.map(({ download, upload }) => ({ download, upload })),
+        contract_terms: [...options.filters.contractTerms],
       },
     },
   };
