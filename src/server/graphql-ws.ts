@@ -2,12 +2,12 @@ import type { IncomingMessage, Server } from 'node:http';
 import { type DocumentNode, type ExecutionArgs, type GraphQLError, getOperationAST } from 'graphql';
 import { MessageType } from 'graphql-ws';
 import type { WebSocket } from 'ws';
-import { type Context, createContext, type Services, type Viewer } from '../context.js';
+import type { Context, Services, Viewer } from '../context.js';
 import { AppError } from '../errors.js';
 import { viewerForToken } from '../resolvers/authentication.js';
 import { requestProgress } from '../resolvers/availability-events.js';
 import { authTokenFromHeaders } from './auth-header.js';
-import { type createGraphQLServer, executeSubscriptionEvent } from './graphql.js';
+import { type createGraphQLServer, executeSubscriptionEvent, graphqlCallerContext } from './graphql.js';
 import { serveGraphQLWs } from './graphql-ws-transport.js';
 import { type ResultSink, SharedSubscriptions } from './shared-subscriptions.js';
 
@@ -34,6 +34,11 @@ function connectionToken(
   const fromPayload = connectionParams?.authToken;
   if (typeof fromPayload === 'string' && fromPayload !== '') return fromPayload;
   return upgrade.headerToken;
+}
+
+/** A GraphQL error, told by name: a second copy of graphql (ESM next to CJS) fails `instanceof`. */
+function isGraphQLError(error: unknown): error is GraphQLError {
+  return error instanceof Error && error.name === 'GraphQLError';
 }
 
 /** The Yoga executors handed through graphql-ws's `rootValue` for a query or mutation. */
@@ -156,12 +161,14 @@ export function serveGraphQLOverWebSocket(
         return subscribed as never;
       },
       onSubscribe: async (ctx, id, params) => {
+        const authToken = connectionTokens.get(ctx.extra.socket) ?? null;
+        const { remoteAddress } = ctx.extra;
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
           socket: ctx.extra.socket,
           params,
-          authToken: connectionTokens.get(ctx.extra.socket) ?? null,
-          remoteAddress: ctx.extra.remoteAddress,
+          authToken,
+          remoteAddress,
         });
         // Parse and validate before building the context, so a refused query costs no viewer look-up, and
         // a parse error (or a query over the token limit) is answered as an error, not a closed socket.
@@ -169,26 +176,38 @@ export function serveGraphQLOverWebSocket(
         try {
           document = parse(params.query);
         } catch (error) {
-          if (error instanceof Error && error.name === 'GraphQLError') return [error as GraphQLError];
+          if (isGraphQLError(error)) return [error];
           throw error;
         }
         const errors = validate(schema, document);
         if (errors.length > 0) return errors;
-        const contextValue = (await contextFactory()) as Context;
         const operation = {
           schema,
           operationName: params.operationName,
           document,
           variableValues: params.variables,
         };
-        if (getOperationAST(document, params.operationName)?.operation === 'subscription') {
+        const isSubscription = getOperationAST(document, params.operationName)?.operation === 'subscription';
+        let contextValue: Context;
+        try {
+          // A subscription keeps only the caller's context (see below), so it is built without Yoga's
+          // context object, which would be thrown away.
+          contextValue = isSubscription
+            ? await graphqlCallerContext(services, { token: authToken, remoteAddress })
+            : ((await contextFactory()) as Context);
+        } catch (error) {
+          // A used-up rate limit is answered as this operation's error; the connection stays.
+          if (isGraphQLError(error)) return [error];
+          throw error;
+        }
+        if (isSubscription) {
           // A subscription lives as long as its client: it keeps only what its events need — no request,
           // socket or Yoga executors, which thousands of open subscriptions would otherwise each hold.
           const rootValue: SharedRoot = {
             shareKey: shareKey(contextValue.viewer, document, params.operationName, params.variables),
             sendNext: new NextMessageSink(ctx.extra.socket, id),
           };
-          return { ...operation, contextValue: createContext(services, contextValue.viewer), rootValue };
+          return { ...operation, contextValue, rootValue };
         }
         const rootValue: ExecutorsRoot = { execute, subscribe };
         return { ...operation, contextValue, rootValue };

@@ -16,7 +16,7 @@ import {
   type YogaInitialContext,
   maskError as yogaMaskError,
 } from 'graphql-yoga';
-import { createContext, type Services, type Viewer } from '../context.js';
+import { type Context, createContext, type Services, type Viewer } from '../context.js';
 import { AppError } from '../errors.js';
 import { rateLimitHeaders } from '../rate-limits.js';
 import { hashCredential, viewerForTokenHash } from '../resolvers/authentication.js';
@@ -167,38 +167,50 @@ export function createGraphQLServer(services: Services, options: { plugins?: Plu
       ...(options.plugins ?? []),
     ],
     // Built after parsing and validation: a refused document costs no database read.
-    context: async (initial: {
+    context: (initial: {
       request?: Request;
       authToken?: string | null;
       req?: IncomingMessage;
       remoteAddress?: string;
-    }) => {
-      // Over HTTP the token is in the request's headers; over WebSocket graphql-ws passes it in.
-      const token =
-        initial.authToken ??
-        (initial.request ? authTokenFromHeaders((name) => initial.request?.headers.get(name)) : null);
-      const tokenHash = token ? hashCredential(token) : null;
-      let viewer: Viewer | null = null;
-      if (tokenHash) {
-        try {
-          viewer = await viewerForTokenHash(services, tokenHash);
-        } catch (error) {
-          if (!(error instanceof AppError)) throw error;
-        }
-      }
-      // The same limits as REST, per token and instance (anonymous calls per client address).
-      const decision =
-        viewer && tokenHash
-          ? await services.rateLimits.forCaller(tokenHash, viewer.instanceId)
-          : await services.rateLimits.forAnonymous(
-              initial.req?.socket.remoteAddress ?? initial.remoteAddress ?? 'unknown',
-            );
-      if (!decision.allowed) {
-        throw createGraphQLError(`Too many requests; try again in ${decision.resetSeconds} s.`, {
-          extensions: { code: 'LIMIT_EXCEEDED', http: { status: 429, headers: rateLimitHeaders(decision) } },
-        });
-      }
-      return createContext(services, viewer);
-    },
+    }) =>
+      graphqlCallerContext(services, {
+        // Over HTTP the token is in the request's headers; over WebSocket graphql-ws passes it in.
+        token:
+          initial.authToken ??
+          (initial.request ? authTokenFromHeaders((name) => initial.request?.headers.get(name)) : null),
+        remoteAddress: initial.req?.socket.remoteAddress ?? initial.remoteAddress,
+      }),
   });
+}
+
+/**
+ * The context of one GraphQL operation of a caller: the viewer of `token` — none for an absent, unknown
+ * or expired token — after the caller's rate limits, the same as REST's (per token and instance;
+ * anonymous callers per client address).
+ *
+ * @throws {GraphQLError} `LIMIT_EXCEEDED` (HTTP 429 with the limit's headers) when a limit is used up.
+ */
+export async function graphqlCallerContext(
+  services: Services,
+  caller: { token: string | null; remoteAddress: string | undefined },
+): Promise<Context> {
+  const tokenHash = caller.token ? hashCredential(caller.token) : null;
+  let viewer: Viewer | null = null;
+  if (tokenHash) {
+    try {
+      viewer = await viewerForTokenHash(services, tokenHash);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+    }
+  }
+  const decision =
+    viewer && tokenHash
+      ? await services.rateLimits.forCaller(tokenHash, viewer.instanceId)
+      : await services.rateLimits.forAnonymous(caller.remoteAddress ?? 'unknown');
+  if (!decision.allowed) {
+    throw createGraphQLError(`Too many requests; try again in ${decision.resetSeconds} s.`, {
+      extensions: { code: 'LIMIT_EXCEEDED', http: { status: 429, headers: rateLimitHeaders(decision) } },
+    });
+  }
+  return createContext(services, viewer);
 }

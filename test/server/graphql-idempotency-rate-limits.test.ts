@@ -1,5 +1,7 @@
 import { count } from 'drizzle-orm';
+import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { customers } from '../../src/db/schema/index.js';
 import { startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
 
@@ -62,5 +64,37 @@ describe('GraphQL idempotency and rate limits', () => {
     expect(last.status).toBe(429);
     expect(last.body.errors[0].extensions.code).toBe('LIMIT_EXCEEDED');
     expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('when a token passes its limit, then a subscription and a query over WebSocket get LIMIT_EXCEEDED and the socket stays open', async () => {
+    const busy = await server.tenant();
+    for (let call = 0; call < 30; call += 1)
+      await graphql(busy, '{ availabilityRequests(first: 1) { totalCount } }', {});
+    const closed: number[] = [];
+    const client = createClient({
+      url: `${busy.api.baseUrl.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authToken: busy.api.token ?? '' },
+      retryAttempts: 0,
+      on: { closed: (event) => void closed.push((event as { code: number }).code) },
+    });
+    const outcome = (query: string) =>
+      new Promise<unknown>((resolve) => {
+        client.subscribe({ query }, { next: resolve, error: resolve, complete: () => resolve('complete') });
+      });
+
+    const subscription = await outcome('subscription { availabilityRequestUpdated { id } }');
+    const query = await outcome('{ availabilityRequests(first: 1) { totalCount } }');
+
+    for (const errors of [subscription, query]) {
+      expect(errors).toEqual([
+        expect.objectContaining({
+          message: expect.stringMatching(/^Too many requests; try again in \d+ s\.$/),
+          extensions: expect.objectContaining({ code: 'LIMIT_EXCEEDED' }),
+        }),
+      ]);
+    }
+    expect(closed).toEqual([]);
+    await client.dispose();
   });
 });
