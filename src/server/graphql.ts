@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import { EnvelopArmor } from '@escape.tech/graphql-armor';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import {
   type ExecutionArgs,
   type ExecutionResult,
@@ -159,7 +158,10 @@ export function createGraphQLServer(services: Services, options: { plugins?: Plu
     logging: services.logger,
     maskedErrors: { maskError, isDev: !production },
     graphiql: production ? false : { title: 'Connectivity Gateway' },
-    renderGraphiQL,
+    // Loaded on the first GraphiQL page only: the module holds GraphiQL's whole bundle as one ~18 MB
+    // string, kept for the process's life once imported — and production serves no GraphiQL.
+    renderGraphiQL: async (graphiqlOptions) =>
+      (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(graphiqlOptions),
     plugins: [
       ...guardPlugins(production),
       ...compiledExecution(services.logger),

@@ -211,6 +211,16 @@ describe('GraphQL limits', () => {
     },
   );
 
+  it('when a browser asks for /graphql outside production, then GraphiQL’s page is served', async () => {
+    const response = await fetch(`${server.app.url}/graphql`, { headers: { accept: 'text/html' } });
+    const body = await response.text();
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html');
+    expect(body).toContain('<title>Connectivity Gateway</title>');
+    expect(body).toContain('renderYogaGraphiQL');
+  });
+
   it('when GraphiQL introspects the schema outside production, then its query passes every limit', async () => {
     const result = await tenant.api.graphql(getIntrospectionQuery());
 
