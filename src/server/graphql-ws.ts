@@ -1,6 +1,13 @@
 import type { IncomingMessage, Server } from 'node:http';
-import { type DocumentNode, type ExecutionArgs, type GraphQLError, getOperationAST } from 'graphql';
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  type GraphQLError,
+  type GraphQLSchema,
+  getOperationAST,
+} from 'graphql';
 import { MessageType } from 'graphql-ws';
+import { LRUCache } from 'lru-cache';
 import type { WebSocket } from 'ws';
 import type { Context, Services, Viewer } from '../context.js';
 import { AppError } from '../errors.js';
@@ -39,6 +46,11 @@ function connectionToken(
 /** A GraphQL error, told by name: a second copy of graphql (ESM next to CJS) fails `instanceof`. */
 function isGraphQLError(error: unknown): error is GraphQLError {
   return error instanceof Error && error.name === 'GraphQLError';
+}
+
+/** Whether `operationName` (or the only operation) of `document` is a subscription. */
+function isSubscriptionOf(document: DocumentNode, operationName: string | null | undefined): boolean {
+  return getOperationAST(document, operationName)?.operation === 'subscription';
 }
 
 /** The Yoga executors handed through graphql-ws's `rootValue` for a query or mutation. */
@@ -128,6 +140,16 @@ export function serveGraphQLOverWebSocket(
   const connectionTokens = new WeakMap<WebSocket, string>();
   const production = services.config.NODE_ENV === 'production';
   const executeEvent = (event: ExecutionArgs) => executeSubscriptionEvent(event, production);
+  /**
+   * Subscription documents already parsed and validated, by query text: thousands of dashboards subscribe
+   * with the same few documents, and only the first of each pays for Yoga's envelop (parse, validate and
+   * their plugin hooks, ~8 KB of garbage a subscribe at 1,000 subscribers, `npm run bench`). Parsing and
+   * validation depend on the text alone — the limits are the same for every caller — so a checked document
+   * holds for every connection. Queries and mutations always take the envelop.
+   */
+  const checkedSubscriptions = new LRUCache<string, { schema: GraphQLSchema; document: DocumentNode }>({
+    max: 256,
+  });
   const transport = serveGraphQLWs<UpgradeFacts>(
     server,
     {
@@ -163,38 +185,50 @@ export function serveGraphQLOverWebSocket(
       onSubscribe: async (ctx, id, params) => {
         const authToken = connectionTokens.get(ctx.extra.socket) ?? null;
         const { remoteAddress } = ctx.extra;
-        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
-          ...ctx,
-          socket: ctx.extra.socket,
-          params,
-          authToken,
-          remoteAddress,
-        });
-        // Parse and validate before building the context, so a refused query costs no viewer look-up, and
-        // a parse error (or a query over the token limit) is answered as an error, not a closed socket.
-        let document: ReturnType<typeof parse>;
-        try {
-          document = parse(params.query);
-        } catch (error) {
-          if (isGraphQLError(error)) return [error];
-          throw error;
+        let enveloped: ReturnType<typeof yoga.getEnveloped> | null = null;
+        const envelop = () => {
+          enveloped ??= yoga.getEnveloped({
+            ...ctx,
+            socket: ctx.extra.socket,
+            params,
+            authToken,
+            remoteAddress,
+          });
+          return enveloped;
+        };
+        let checked = checkedSubscriptions.get(params.query) ?? null;
+        if (!checked || !isSubscriptionOf(checked.document, params.operationName)) {
+          // Parse and validate before building the context, so a refused query costs no viewer look-up, and
+          // a parse error (or a query over the token limit) is answered as an error, not a closed socket.
+          const { schema, parse, validate } = envelop();
+          let document: DocumentNode;
+          try {
+            document = parse(params.query);
+          } catch (error) {
+            if (isGraphQLError(error)) return [error];
+            throw error;
+          }
+          const errors = validate(schema, document);
+          if (errors.length > 0) return errors;
+          checked = { schema, document };
+          if (isSubscriptionOf(document, params.operationName))
+            checkedSubscriptions.set(params.query, checked);
         }
-        const errors = validate(schema, document);
-        if (errors.length > 0) return errors;
+        const { schema, document } = checked;
         const operation = {
           schema,
           operationName: params.operationName,
           document,
           variableValues: params.variables,
         };
-        const isSubscription = getOperationAST(document, params.operationName)?.operation === 'subscription';
+        const isSubscription = isSubscriptionOf(document, params.operationName);
         let contextValue: Context;
         try {
           // A subscription keeps only the caller's context (see below), so it is built without Yoga's
           // context object, which would be thrown away.
           contextValue = isSubscription
             ? await graphqlCallerContext(services, { token: authToken, remoteAddress })
-            : ((await contextFactory()) as Context);
+            : ((await envelop().contextFactory()) as Context);
         } catch (error) {
           // A used-up rate limit is answered as this operation's error; the connection stays.
           if (isGraphQLError(error)) return [error];
@@ -209,6 +243,7 @@ export function serveGraphQLOverWebSocket(
           };
           return { ...operation, contextValue, rootValue };
         }
+        const { execute, subscribe } = envelop();
         const rootValue: ExecutorsRoot = { execute, subscribe };
         return { ...operation, contextValue, rootValue };
       },

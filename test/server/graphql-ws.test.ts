@@ -145,6 +145,41 @@ describe('availabilityRequestUpdated over graphql-ws', () => {
     expect(subscription.updates[0]).toEqual({ id, status: 'COMPLETED', networksProgressPercentage: 100 });
   });
 
+  it('when one document’s subscription was sent before, then the same text with its query operation named runs that query', async () => {
+    const id = await createRequest(tenantA);
+    const both = `subscription Watch { availabilityRequestUpdated(ids: ["${id}"]) { id } }
+      query Read { availabilityRequest(id: "${id}") { id } }`;
+    const client = createClient({
+      url: `${server.app.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authToken: tokenOf(tenantA) },
+      retryAttempts: 0,
+    });
+    const first = (operationName: string) =>
+      new Promise<unknown>((resolve, reject) => {
+        const stop = client.subscribe(
+          { query: both, operationName },
+          {
+            next: (result) => {
+              resolve(result);
+              stop();
+            },
+            error: reject,
+            complete: () => resolve('complete'),
+          },
+        );
+      });
+
+    const watched = await first('Watch');
+    const again = await first('Watch');
+    const read = await first('Read');
+    await client.dispose();
+
+    expect(watched).toEqual({ data: { availabilityRequestUpdated: { id } } });
+    expect(again).toEqual(watched);
+    expect(read).toEqual({ data: { availabilityRequest: { id } } });
+  });
+
   it('when connection_init carries a bad token, then the socket closes with 4403', async () => {
     const subscription = subscribe(server, { authToken: 'not-a-token' });
 
