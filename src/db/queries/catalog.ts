@@ -130,10 +130,10 @@ export interface CatalogValueSets {
 }
 
 const noValues: CatalogValueSets = Object.freeze({
-  technologyTypes: [],
-  connectionTypes: [],
-  bandwidths: [],
-  contractTerms: [],
+  technologyTypes: Object.freeze([]),
+  connectionTypes: Object.freeze([]),
+  bandwidths: Object.freeze([]),
+  contractTerms: Object.freeze([]),
 });
 
 /**
