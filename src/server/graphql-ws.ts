@@ -197,7 +197,8 @@ export function serveGraphQLOverWebSocket(
           return enveloped;
         };
         let checked = checkedSubscriptions.get(params.query) ?? null;
-        if (!checked || !isSubscriptionOf(checked.document, params.operationName)) {
+        let isSubscription = checked !== null && isSubscriptionOf(checked.document, params.operationName);
+        if (!checked || !isSubscription) {
           // Parse and validate before building the context, so a refused query costs no viewer look-up, and
           // a parse error (or a query over the token limit) is answered as an error, not a closed socket.
           const { schema, parse, validate } = envelop();
@@ -211,8 +212,8 @@ export function serveGraphQLOverWebSocket(
           const errors = validate(schema, document);
           if (errors.length > 0) return errors;
           checked = { schema, document };
-          if (isSubscriptionOf(document, params.operationName))
-            checkedSubscriptions.set(params.query, checked);
+          isSubscription = isSubscriptionOf(document, params.operationName);
+          if (isSubscription) checkedSubscriptions.set(params.query, checked);
         }
         const { schema, document } = checked;
         const operation = {
@@ -221,7 +222,6 @@ export function serveGraphQLOverWebSocket(
           document,
           variableValues: params.variables,
         };
-        const isSubscription = isSubscriptionOf(document, params.operationName);
         let contextValue: Context;
         try {
           // A subscription keeps only the caller's context (see below), so it is built without Yoga's
