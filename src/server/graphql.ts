@@ -125,10 +125,22 @@ function reportRejection(context: ValidationContext | null, error: GraphQLError)
 function guardPlugins(production: boolean): Plugin[] {
   const asValidationError = { propagateOnRejection: false, onReject: [reportRejection] };
   const armor = new EnvelopArmor<YogaInitialContext>({
-    maxDepth: { n: graphqlLimits.maxDepth, ignoreIntrospection: !production, ...asValidationError },
+    // Fragments flattened: a spread adds no level and no cost of its own, so a query written with colocated
+    // fragments (as Relay writes every query) measures what its inlined form would.
+    maxDepth: {
+      n: graphqlLimits.maxDepth,
+      flattenFragments: true,
+      ignoreIntrospection: !production,
+      ...asValidationError,
+    },
     maxAliases: { n: graphqlLimits.maxAliases, ...asValidationError },
     maxDirectives: { n: graphqlLimits.maxDirectives, ...asValidationError },
-    costLimit: { maxCost: graphqlLimits.maxCost, ignoreIntrospection: !production, ...asValidationError },
+    costLimit: {
+      maxCost: graphqlLimits.maxCost,
+      flattenFragments: true,
+      ignoreIntrospection: !production,
+      ...asValidationError,
+    },
     // Counted while parsing, where there is no validation context: Yoga reports it as a syntax error.
     maxTokens: { n: graphqlLimits.maxTokens },
     blockFieldSuggestion: { enabled: true },
