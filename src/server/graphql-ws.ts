@@ -2,6 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import {
   type DocumentNode,
   type ExecutionArgs,
+  type ExecutionResult,
   type GraphQLError,
   type GraphQLSchema,
   getOperationAST,
@@ -14,7 +15,12 @@ import { AppError } from '../errors.js';
 import { viewerForToken } from '../resolvers/authentication.js';
 import { requestProgress } from '../resolvers/availability-events.js';
 import { authTokenFromHeaders } from './auth-header.js';
-import { type createGraphQLServer, executeSubscriptionEvent, graphqlCallerContext } from './graphql.js';
+import {
+  type createGraphQLServer,
+  executeSubscriptionEvent,
+  graphqlCallerContext,
+  maskExecutionErrors,
+} from './graphql.js';
 import { serveGraphQLWs } from './graphql-ws-transport.js';
 import { type ResultSink, SharedSubscriptions } from './shared-subscriptions.js';
 
@@ -119,6 +125,24 @@ class NextMessageSink implements ResultSink {
 }
 
 /**
+ * A subscription whose event stream could not start — `UNAUTHENTICATED` once the connection's token has
+ * expired, `FORBIDDEN` for a role without access, … — as a stream that fails at once with its (first)
+ * error. graphql-ws answers that with an `error` message, the protocol's refusal of one operation, and
+ * the connection and its other subscriptions go on; a result would be sent as `next` and `complete`,
+ * which clients read as a subscription that ran and ended. The error keeps its message and
+ * `extensions.code`; graphql-ws drops its locations and path.
+ */
+function refusedStream(result: ExecutionResult): AsyncIterableIterator<never> {
+  const [error] = result.errors ?? [];
+  const stream: AsyncIterableIterator<never> = {
+    [Symbol.asyncIterator]: () => stream,
+    next: () => Promise.reject(error ?? new Error('The subscription could not start.')),
+    return: () => Promise.resolve({ done: true, value: undefined }),
+  };
+  return stream;
+}
+
+/**
  * Serves GraphQL over WebSocket (graphql-ws protocol) on the HTTP server's `/graphql` path, executing
  * through Yoga's envelop so plugins, error masking and context are the same as over HTTP. A connection
  * without a valid auth token is closed with 4403. Identical subscriptions share one execution per event
@@ -167,7 +191,7 @@ export function serveGraphQLOverWebSocket(
       },
       // graphql-ws types these as graphql's own executors; Yoga's enveloped ones return the same results.
       execute: (args) => (args.rootValue as ExecutorsRoot).execute(args) as never,
-      subscribe: (args) => {
+      subscribe: async (args) => {
         const root = args.rootValue as SharedRoot;
         options.onSubscription?.(args.document, args.operationName);
         const subscribed = shared.subscribe(
@@ -180,7 +204,12 @@ export function serveGraphQLOverWebSocket(
         // an `onNext` hook, which this server has not): the subscription keeps its context elsewhere.
         args.contextValue = undefined;
         args.rootValue = undefined;
-        return subscribed as never;
+        const result = await subscribed;
+        if (Symbol.asyncIterator in result) return result as never;
+        const masked = maskExecutionErrors(result, production);
+        if (masked !== result)
+          services.logger.error({ errors: result.errors }, 'subscription could not start');
+        return refusedStream(masked) as never;
       },
       onSubscribe: async (ctx, id, params) => {
         const authToken = connectionTokens.get(ctx.extra.socket) ?? null;

@@ -24,6 +24,7 @@ import { authTokenFromHeaders } from './auth-header.js';
 import { graphqlIdempotency } from './graphql-idempotency.js';
 import { compiledExecution } from './graphql-jit.js';
 import { graphqlLimits } from './graphql-limits.js';
+import { subscriptionRefusals } from './graphql-subscription-refusals.js';
 
 /** What replaces a "Did you mean …?" hint: graphql-armor's own mask, so every hidden hint reads alike. */
 const hiddenSuggestion = '[Suggestion hidden]';
@@ -63,12 +64,20 @@ export async function executeSubscriptionEvent(
   args: ExecutionArgs,
   production: boolean,
 ): Promise<ExecutionResult> {
-  const result = await execute(args);
+  return maskExecutionErrors(await execute(args), production);
+}
+
+/**
+ * `result` with its unexpected errors masked as Yoga masks them (see {@link maskError}), for results that
+ * do not pass through Yoga; `result` itself when every error is expected (an {@link AppError}) or there
+ * is none.
+ */
+export function maskExecutionErrors(result: ExecutionResult, production: boolean): ExecutionResult {
   if (!result.errors?.length) return result;
-  return {
-    ...result,
-    errors: result.errors.map((error) => maskError(error, 'Unexpected error.', !production) as GraphQLError),
-  };
+  const errors = result.errors.map(
+    (error) => maskError(error, 'Unexpected error.', !production) as GraphQLError,
+  );
+  return errors.every((error, index) => error === result.errors?.[index]) ? result : { ...result, errors };
 }
 
 /**
@@ -178,6 +187,7 @@ export function createGraphQLServer(services: Services, options: { plugins?: Plu
       ...guardPlugins(production),
       ...compiledExecution(services.logger),
       graphqlIdempotency(services),
+      subscriptionRefusals(),
       ...(options.plugins ?? []),
     ],
     // Built after parsing and validation: a refused document costs no database read.
