@@ -1,10 +1,17 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import relayRuntime, { type ConcreteRequest, type FragmentType, type GraphQLResponse } from 'relay-runtime';
+import { createClient } from 'graphql-ws';
+import relayRuntime, {
+  type ConcreteRequest,
+  type FragmentType,
+  type GraphQLResponse,
+  type GraphQLSubscriptionConfig,
+} from 'relay-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { graphqlLimits } from '../../src/server/graphql-limits.js';
-import { type Json, startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
+import { type Json, startTestServer, type TestServer, type TestTenant, waitFor } from '../helpers/app.js';
 import CustomerCardFragment from './relay/__generated__/CustomerCard_customer.graphql.js';
 import CustomerCardRefetchQuery from './relay/__generated__/CustomerCardRefetchQuery.graphql.js';
 import CustomerListFragment from './relay/__generated__/CustomerList_query.graphql.js';
@@ -12,9 +19,19 @@ import CustomerListPaginationQuery from './relay/__generated__/CustomerListPagin
 import CustomersPageQuery from './relay/__generated__/CustomersPageQuery.graphql.js';
 import ProjectCycleQuery from './relay/__generated__/ProjectCycleQuery.graphql.js';
 import RequestAddressFragment from './relay/__generated__/RequestAddress_availabilityRequest.graphql.js';
+import RequestProgressSubscription from './relay/__generated__/RequestProgressSubscription.graphql.js';
 
 // relay-runtime is CommonJS whose exports Node cannot list for an ESM named import.
-const { Environment, Network, RecordSource, Store, fetchQuery, getSelector } = relayRuntime;
+const {
+  Environment,
+  Network,
+  Observable,
+  RecordSource,
+  Store,
+  fetchQuery,
+  getSelector,
+  requestSubscription,
+} = relayRuntime;
 
 const relayDirectory = fileURLToPath(new URL('./relay/', import.meta.url));
 const relayCompiler = fileURLToPath(new URL('../../node_modules/.bin/relay-compiler', import.meta.url));
@@ -28,25 +45,45 @@ interface Exchange {
 }
 
 /**
- * A Relay environment whose network layer is what a Relay front-end writes: the compiled operation's
- * text and variables POSTed to `/graphql` with the auth token. Every exchange is kept for the test.
+ * A Relay environment whose network layer is the README's ("Front-end clients"): the compiled operation's
+ * text and variables POSTed to `/graphql` with the auth token, subscriptions over graphql-ws. Every HTTP
+ * exchange is kept for the test; `dispose()` closes the WebSocket.
  */
 function relayEnvironment(baseUrl: string, token: string) {
   const exchanges: Exchange[] = [];
-  const network = Network.create(async (params, variables) => {
-    const response = await fetch(`${baseUrl}/graphql`, {
-      method: 'POST',
-      headers: {
-        accept: 'application/graphql-response+json, application/json',
-        'content-type': 'application/json',
-        'x-auth-token': token,
-      },
-      body: JSON.stringify({ query: params.text, variables }),
-    });
-    const body = await response.json();
-    exchanges.push({ operation: params.name, text: params.text ?? '', status: response.status, body });
-    return body as GraphQLResponse;
+  const wsClient = createClient({
+    url: `${baseUrl.replace(/^http/, 'ws')}/graphql`,
+    webSocketImpl: WebSocket, // browsers have their own
+    connectionParams: () => ({ authToken: token }),
+    retryAttempts: 0,
   });
+  const network = Network.create(
+    async (params, variables) => {
+      const response = await fetch(`${baseUrl}/graphql`, {
+        method: 'POST',
+        headers: {
+          accept: 'application/graphql-response+json, application/json',
+          'content-type': 'application/json',
+          'x-auth-token': token,
+        },
+        body: JSON.stringify({ query: params.text, variables }),
+      });
+      const body = await response.json();
+      exchanges.push({ operation: params.name, text: params.text ?? '', status: response.status, body });
+      return body as GraphQLResponse;
+    },
+    (params, variables) =>
+      Observable.create<GraphQLResponse>((sink) =>
+        wsClient.subscribe(
+          { operationName: params.name, query: params.text ?? '', variables },
+          {
+            next: (value) => sink.next(value as GraphQLResponse),
+            error: (error) => sink.error(error instanceof Error ? error : new Error(JSON.stringify(error))),
+            complete: () => sink.complete(),
+          },
+        ),
+      ),
+  );
   const environment = new Environment({ network, store: new Store(new RecordSource()) });
   /** Reads a fragment from the store as `useFragment` would. */
   const read = <T>(fragment: Parameters<typeof getSelector>[0], ref: unknown): T => {
@@ -54,7 +91,7 @@ function relayEnvironment(baseUrl: string, token: string) {
     if (!selector || !('dataID' in selector)) throw new Error('no singular selector for the fragment');
     return environment.lookup(selector).data as T;
   };
-  return { environment, exchanges, read };
+  return { environment, exchanges, read, dispose: () => wsClient.dispose() };
 }
 
 interface CustomerListData {
@@ -200,6 +237,35 @@ describe('a Relay front-end (relay-compiler artifacts, relay-runtime)', () => {
     const card = relay.read<CustomerCardData>(CustomerCardFragment, (refetched as { node: unknown }).node);
     expect({ id: card.id, name: card.name }).toEqual({ id: customer?.id, name: customer?.name });
     expect(card.availabilityRequests.edges.map(({ node }) => node.id)).toEqual([customer?.requestId]);
+  });
+
+  it('when a page subscribes to its requests with the compiled subscription, then each update refreshes the fragment in the store', async () => {
+    const relay = relayEnvironment(server.app.url, tenant.api.token ?? '');
+    const { requestId } = customers[0] ?? { requestId: '' };
+    const seen: { id: string; status: string }[] = [];
+    try {
+      const disposable = requestSubscription(relay.environment, {
+        subscription: RequestProgressSubscription as GraphQLSubscriptionConfig<never>['subscription'],
+        variables: { ids: [requestId] },
+        onNext: (response) => {
+          const update = (response as { availabilityRequestUpdated: { id: string; status: string } })
+            .availabilityRequestUpdated;
+          seen.push({ id: update.id, status: update.status });
+        },
+      });
+      await waitFor(
+        () => Promise.resolve(seen),
+        (updates) => updates.length > 0,
+      );
+      disposable.dispose();
+
+      // The server runs no worker: the request's current state is the one update.
+      expect(seen).toEqual([{ id: requestId, status: 'PENDING' }]);
+      const record = relay.environment.getStore().getSource().get(requestId);
+      expect(record).toMatchObject({ id: requestId, status: 'PENDING', networksProgressPercentage: 0 });
+    } finally {
+      await relay.dispose();
+    }
   });
 
   it(`when fragments follow the schema's cycle customer → projects → customer 13 levels deep, then the depth limit refuses it with 400 before any resolver runs`, async () => {
