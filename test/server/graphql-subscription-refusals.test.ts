@@ -36,6 +36,30 @@ interface SinkRecord {
   ended: Promise<{ error: unknown } | 'complete'>;
 }
 
+/** A graphql-sse or graphql-ws client, as far as subscribing goes. */
+interface SubscribingClient {
+  subscribe(
+    request: { query: string },
+    sink: { next(value: Json): void; error(error: unknown): void; complete(): void },
+  ): () => void;
+}
+
+/** Subscribes to {@link UPDATES} with `client` and records what its sink sees. */
+function recordUpdates(client: SubscribingClient): SinkRecord {
+  const results: Json[] = [];
+  const ended = new Promise<{ error: unknown } | 'complete'>((resolve) => {
+    client.subscribe(
+      { query: UPDATES },
+      {
+        next: (result) => void results.push(result),
+        error: (error) => resolve({ error }),
+        complete: () => resolve('complete'),
+      },
+    );
+  });
+  return { results, ended };
+}
+
 describe('subscriptions refused for authentication', () => {
   const database = tempDatabasePath();
   const logLines: Json[] = [];
@@ -69,18 +93,7 @@ describe('subscriptions refused for authentication', () => {
   /** Subscribes with graphql-sse's client (distinct connections, no retries) and records what it sees. */
   const sseSubscribe = (headers: Record<string, string>): SinkRecord & { dispose(): void } => {
     const client = createSseClient({ url: `${app.url}/graphql`, headers, retryAttempts: 0 });
-    const results: Json[] = [];
-    const ended = new Promise<{ error: unknown } | 'complete'>((resolve) => {
-      client.subscribe(
-        { query: UPDATES },
-        {
-          next: (result) => void results.push(result),
-          error: (error) => resolve({ error }),
-          complete: () => resolve('complete'),
-        },
-      );
-    });
-    return { results, ended, dispose: () => client.dispose() };
+    return { ...recordUpdates(client), dispose: () => client.dispose() };
   };
 
   const errorLines = () => logLines.filter((line) => line.level >= 50);
@@ -185,20 +198,6 @@ describe('subscriptions refused for authentication', () => {
       retryAttempts: 0,
       on: { closed: (event) => void closeCodes.push((event as { code: number }).code) },
     });
-    const subscribe = (): SinkRecord => {
-      const results: Json[] = [];
-      const ended = new Promise<{ error: unknown } | 'complete'>((resolve) => {
-        client.subscribe(
-          { query: UPDATES },
-          {
-            next: (result) => void results.push(result),
-            error: (error) => resolve({ error }),
-            complete: () => resolve('complete'),
-          },
-        );
-      });
-      return { results, ended };
-    };
     try {
       // A query first, so the connection is acknowledged while the token is valid.
       const before = await new Promise<Json>((resolve, reject) => {
@@ -208,7 +207,7 @@ describe('subscriptions refused for authentication', () => {
         );
       });
       clock.advance(hourMs + 1_000);
-      const refused = subscribe();
+      const refused = recordUpdates(client);
       const ended = await refused.ended;
       const after = await new Promise<Json>((resolve, reject) => {
         client.subscribe(
