@@ -1,13 +1,31 @@
 import { SignJWT } from 'jose';
-import type { Context } from '../context.js';
+import type { Context, Services } from '../context.js';
+import { listInstanceIds } from '../db/queries/tenancy.js';
 import { requireViewer } from './authentication.js';
 
 /** Lifetime of an `sse_jwt`: short, since it travels in URLs and cookies. */
 export const EVENT_STREAM_TOKEN_TTL_SECONDS = 10 * 60;
 
+const TOPIC_SUFFIX = '/availability_request';
+
 /** The Mercure topic of an instance's availability-request events. */
 export function availabilityRequestTopic(instanceId: string): string {
-  return `${instanceId}/availability_request`;
+  return `${instanceId}${TOPIC_SUFFIX}`;
+}
+
+/**
+ * The instance whose availability-request topic `topic` is (the inverse of {@link availabilityRequestTopic}),
+ * or null for any other string.
+ */
+export function instanceOfTopic(topic: string): string | null {
+  if (!topic.endsWith(TOPIC_SUFFIX)) return null;
+  const instanceId = topic.slice(0, -TOPIC_SUFFIX.length);
+  return instanceId !== '' && !instanceId.includes('/') ? instanceId : null;
+}
+
+/** Every instance's id: the topics a Mercure claim that is a pattern (`*`, a URI template) may cover. */
+export async function allInstanceIds(services: Services): Promise<string[]> {
+  return listInstanceIds(services.db);
 }
 
 /**

@@ -1,16 +1,21 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseCookie } from 'cookie';
 import { errors as joseErrors, jwtVerify } from 'jose';
+import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import type { Services } from '../context.js';
 import { AppError } from '../errors.js';
 import type { AvailabilityRequestEvent } from '../events.js';
-import { availabilityRequestTopic } from '../resolvers/event-stream-token.js';
+import {
+  allInstanceIds,
+  availabilityRequestTopic,
+  instanceOfTopic,
+} from '../resolvers/event-stream-token.js';
 import { availabilityRequestDocument } from './documents.js';
+import { compileTopicSelector, isPatternSelector, matchesAny, type TopicSelector } from './mercure-topics.js';
 import { sendProblem } from './router.js';
 
-/** One event as sent: its id and the serialised `data` line. */
+/** One event as sent: its id (an IRI, `urn:uuid:<UUIDv7>`) and the serialised `data` line. */
 interface StreamEvent {
   id: string;
   data: string;
@@ -23,22 +28,41 @@ interface InstanceStream {
   stop(): Promise<void>;
 }
 
+/** The reserved last event id that asks for the whole kept history (Mercure spec, "Reconciliation"). */
+const EARLIEST = 'earliest';
+/** `topic` parameters one subscription may give, and the length of each: bounds on the matching work. */
+const MAX_TOPICS = 20;
+const MAX_TOPIC_LENGTH = 1024;
+/** Longest timer Node keeps (about 24.8 days); a token living longer is not timed out. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 const mercureClaims = z.object({
+  exp: z.number().optional(),
   mercure: z.object({ subscribe: z.array(z.string()) }),
 });
 
+/** What a verified subscriber token allows: the claim's topic selectors, and when it expires (ms). */
+interface SubscriberToken {
+  subscribe: string[];
+  expiresAtMs: number | null;
+}
+
 /**
- * A Mercure-compatible subscriber endpoint (`GET /.well-known/mercure?topic=<instance_id>/availability_request`)
- * for REST callers, authorised by the `sse_jwt` (DESIGN.md, "Event stream (REST)"; Mercure spec,
- * "Subscription" and "Authorization"). Each event's `data` is the availability request exactly as one
- * list record; every event has an `id`, and `Last-Event-ID` (header or `lastEventID` query parameter)
- * replays what followed it from a bounded per-instance history.
+ * A Mercure hub's subscriber side (`GET /.well-known/mercure`) for REST callers, authorised by the `sse_jwt`
+ * (DESIGN.md, "Event stream (REST)"; the Mercure spec, https://mercure.rocks/spec):
+ * - `topic` gives one or more topic selectors — exact topics, `*`, or URI templates; an instance's events
+ *   (topic `<instance_id>/availability_request`, always private) reach a subscriber only where a `topic`
+ *   selector and a selector of the token's `mercure.subscribe` claim both match, so a token of one
+ *   instance never receives another's;
+ * - each event's `data` is the availability request exactly as one list record, and its `id` an IRI;
+ * - `Last-Event-ID` (header, or the `lastEventID` query parameter) replays what followed that event from a
+ *   bounded per-instance history, `earliest` (or an id no longer kept) the whole kept history, and the
+ *   response's `Last-Event-ID` header names the event before the first one sent, or `earliest`;
+ * - the stream ends when the token expires (its `exp`).
  */
 export class MercureHub {
-  /** Ids carry a per-process prefix, so an id from before a restart is never mistaken for a new one. */
-  private readonly bootId = randomUUID().slice(0, 8);
-  private sequence = 0;
   private readonly streams = new Map<string, InstanceStream>();
+  private readonly connections = new Set<ServerResponse>();
   private closed = false;
 
   constructor(
@@ -48,14 +72,14 @@ export class MercureHub {
 
   /** Connections open right now, over all instances. */
   get connectionCount(): number {
-    let count = 0;
-    for (const stream of this.streams.values()) count += stream.clients.size;
-    return count;
+    return this.connections.size;
   }
 
   /**
-   * Serves one subscriber. Answers 401 problem+json (and sends no event) for a missing, expired, badly
-   * signed or `alg: none` token, and for a topic the token does not grant.
+   * Serves one subscriber. Answers problem+json and sends no event: 405 for a method other than GET;
+   * 422 for no `topic`, more than {@link MAX_TOPICS} or one longer than {@link MAX_TOPIC_LENGTH}; 401 for a
+   * missing, expired, badly signed or `alg: none` token; 403 when the token grants none of the topics the
+   * selectors match (Mercure spec, "Authorization").
    */
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     try {
@@ -63,22 +87,14 @@ export class MercureHub {
         res.setHeader('allow', 'GET');
         throw new AppError('METHOD_NOT_ALLOWED', 'Subscribe with GET.');
       }
-      const topics = url.searchParams.getAll('topic');
-      if (topics.length !== 1) {
-        throw new AppError('VALIDATION', 'Give exactly one topic: <instance_id>/availability_request.', [
-          { path: '/topic', message: 'exactly one topic is required' },
-        ]);
-      }
-      const topic = topics[0] ?? '';
-      const granted = await this.grantedTopics(req, url);
-      const instanceId = topic.endsWith('/availability_request')
-        ? topic.slice(0, -'/availability_request'.length)
-        : '';
-      if (!granted.includes(topic) || availabilityRequestTopic(instanceId) !== topic) {
-        throw new AppError('UNAUTHENTICATED', 'The token does not grant this topic.');
+      const selectors = topicSelectors(url);
+      const token = await this.verifiedToken(req, url);
+      const instanceIds = await this.coveredInstances(selectors, token.subscribe);
+      if (instanceIds.length === 0) {
+        throw new AppError('FORBIDDEN', 'The token grants none of the topics the selectors match.');
       }
       if (this.closed) throw new AppError('INTERNAL', 'The event stream is shutting down.');
-      this.subscribe(instanceId, req, res, url);
+      this.subscribe(instanceIds, token.expiresAtMs, req, res, url);
     } catch (error) {
       sendProblem(res, error, this.services.logger);
     }
@@ -87,16 +103,15 @@ export class MercureHub {
   /** Ends every stream and stops listening to the event bus. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const stream of this.streams.values()) {
-      await stream.stop();
-      for (const client of stream.clients) client.end();
-      stream.clients.clear();
-    }
+    for (const stream of this.streams.values()) await stream.stop();
     this.streams.clear();
+    for (const client of this.connections) client.end();
+    this.connections.clear();
   }
 
-  /** Topics the request's token grants; every failure to verify is one 401. */
-  private async grantedTopics(req: IncomingMessage, url: URL): Promise<string[]> {
+  /** The token's claims; every failure to find or verify one is one 401. */
+  private async verifiedToken(req: IncomingMessage, url: URL): Promise<SubscriberToken> {
+    // The Authorization header wins over the query parameter, which wins over the cookie (spec, "Authorization").
     const header = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     const token =
       header ??
@@ -113,7 +128,11 @@ export class MercureHub {
         algorithms: ['HS256'],
         currentDate: this.services.clock.now(),
       });
-      return mercureClaims.parse(payload).mercure.subscribe;
+      const claims = mercureClaims.parse(payload);
+      return {
+        subscribe: claims.mercure.subscribe,
+        expiresAtMs: claims.exp === undefined ? null : claims.exp * 1000,
+      };
     } catch (error) {
       if (error instanceof joseErrors.JOSEError || error instanceof z.ZodError) {
         throw new AppError('UNAUTHENTICATED', 'The event-stream token is invalid or expired.');
@@ -122,27 +141,57 @@ export class MercureHub {
     }
   }
 
-  private subscribe(instanceId: string, req: IncomingMessage, res: ServerResponse, url: URL): void {
+  /**
+   * The instances whose topic both a `topic` selector and a claim selector match. A claim naming a topic
+   * names its instance; a claim that is a pattern (`*`, a URI template — the service issues none, but a
+   * token signed with its key may carry one) covers the instances that exist when the subscription
+   * starts, not those created later.
+   */
+  private async coveredInstances(selectors: TopicSelector[], claims: string[]): Promise<string[]> {
+    const claimSelectors = claims.map(compileTopicSelector);
+    const candidates = claims.some(isPatternSelector)
+      ? await allInstanceIds(this.services)
+      : claims.map(instanceOfTopic).filter((id): id is string => id !== null);
+    return [...new Set(candidates)].filter((instanceId) => {
+      const topic = availabilityRequestTopic(instanceId);
+      return matchesAny(selectors, topic) && matchesAny(claimSelectors, topic);
+    });
+  }
+
+  private subscribe(
+    instanceIds: string[],
+    expiresAtMs: number | null,
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+  ): void {
     // The client may have left while its token was being checked: its close events have fired already.
     if (req.destroyed || res.destroyed) return;
-    const stream = this.streamOf(instanceId);
+    const streams = instanceIds.map((instanceId) => this.streamOf(instanceId));
+    const header = req.headers['last-event-id'];
+    const lastEventId = typeof header === 'string' ? header : url.searchParams.get('lastEventID');
+    const reconciled = lastEventId === null ? null : reconcile(streams, lastEventId);
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
+      ...(reconciled ? { 'last-event-id': reconciled.preceding } : {}),
     });
     res.write(':\n\n');
-    const lastEventId = req.headers['last-event-id'] ?? url.searchParams.get('lastEventID');
-    if (typeof lastEventId === 'string') {
-      const index = stream.history.findIndex((event) => event.id === lastEventId);
-      for (const event of index >= 0 ? stream.history.slice(index + 1) : []) res.write(format(event));
-    }
-    stream.clients.add(res);
+    // From the replay to joining the live streams nothing awaits: no event falls in between or comes twice.
+    for (const event of reconciled?.replay ?? []) res.write(format(event));
+    for (const stream of streams) stream.clients.add(res);
+    this.connections.add(res);
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), this.options.keepAliveMs);
+    const untilExpiry = expiresAtMs === null ? null : expiresAtMs - this.services.clock.now().getTime();
+    const expiry =
+      untilExpiry !== null && untilExpiry < MAX_TIMER_MS ? setTimeout(() => res.end(), untilExpiry) : null;
     const release = () => {
       clearInterval(keepAlive);
-      stream.clients.delete(res);
+      if (expiry) clearTimeout(expiry);
+      for (const stream of streams) stream.clients.delete(res);
+      this.connections.delete(res);
     };
     req.once('close', release);
     res.once('close', release);
@@ -167,9 +216,9 @@ export class MercureHub {
   }
 
   private deliver(stream: InstanceStream, event: AvailabilityRequestEvent): void {
-    this.sequence += 1;
+    // UUIDv7 ids are monotonic within the process: their order as strings is the order they were sent in.
     const sent: StreamEvent = {
-      id: `${this.bootId}-${this.sequence}`,
+      id: `urn:uuid:${uuidv7()}`,
       data: JSON.stringify(availabilityRequestDocument(event.record)),
     };
     stream.history.push(sent);
@@ -177,6 +226,49 @@ export class MercureHub {
     const text = format(sent);
     for (const client of stream.clients) client.write(text);
   }
+}
+
+/**
+ * The compiled `topic` selectors of a subscription URL.
+ *
+ * @throws {AppError} `VALIDATION` for none, more than {@link MAX_TOPICS}, or one longer than
+ *   {@link MAX_TOPIC_LENGTH} characters.
+ */
+function topicSelectors(url: URL): TopicSelector[] {
+  const topics = url.searchParams.getAll('topic');
+  if (topics.length === 0 || topics.length > MAX_TOPICS) {
+    throw new AppError(
+      'VALIDATION',
+      `Give 1 to ${MAX_TOPICS} topic selectors, such as <instance_id>/availability_request.`,
+      [{ path: '/topic', message: `between 1 and ${MAX_TOPICS} topic parameters are required` }],
+    );
+  }
+  const tooLong = topics.findIndex((topic) => topic.length > MAX_TOPIC_LENGTH);
+  if (tooLong >= 0) {
+    throw new AppError('VALIDATION', 'A topic selector is too long.', [
+      { path: `/topic/${tooLong}`, message: `at most ${MAX_TOPIC_LENGTH} characters` },
+    ]);
+  }
+  return topics.map(compileTopicSelector);
+}
+
+/**
+ * What a subscriber that sent `lastEventId` gets first (Mercure spec, "Reconciliation"): with an id still
+ * kept, the events after it over every stream it reads, in order, and that id as the response's
+ * `Last-Event-ID`; with `earliest`, or an id not kept (trimmed, from before a restart, never sent), the whole
+ * kept history and `earliest`.
+ */
+function reconcile(
+  streams: readonly InstanceStream[],
+  lastEventId: string,
+): { replay: StreamEvent[]; preceding: string } {
+  const kept =
+    streams.length === 1
+      ? (streams[0]?.history ?? [])
+      : streams.flatMap((stream) => stream.history).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const found = lastEventId !== EARLIEST && kept.some((event) => event.id === lastEventId);
+  if (!found) return { replay: [...kept], preceding: EARLIEST };
+  return { replay: kept.filter((event) => event.id > lastEventId), preceding: lastEventId };
 }
 
 function format(event: StreamEvent): string {

@@ -6,6 +6,7 @@ import { hashCredential, viewerForTokenHash } from '../resolvers/authentication.
 import { authTokenFromHeaders } from '../server/auth-header.js';
 import { readJsonBody, sendJson } from './http.js';
 import { withIdempotency } from './idempotency.js';
+import { mercureDiscoveryLink } from './mercure-discovery.js';
 import { toProblem } from './problem.js';
 import { type Route, routes } from './routes.js';
 
@@ -50,8 +51,8 @@ export function sendProblem(res: ServerResponse, error: unknown, log?: Services[
 /**
  * Serves one REST request: matches the route table (404 unknown path, 405 with `Allow` for a known path
  * and another method), authenticates, applies the rate limits (429 with `Retry-After`), reads the body,
- * runs the route — at most once per `Idempotency-Key` for POSTs — and sends its document, or a
- * problem+json for any error.
+ * runs the route — at most once per `Idempotency-Key` for POSTs — and sends its document (with the
+ * Mercure hub's `Link` where it hands out an `sse_jwt`), or a problem+json for any error.
  */
 export async function handleRest(
   services: Services,
@@ -102,6 +103,7 @@ export async function handleRest(
       return;
     }
     const result = await run();
+    if (route.eventStream) res.setHeader('link', mercureDiscoveryLink);
     sendJson(res, result.status, result.body);
   } catch (error) {
     sendProblem(res, error, services.logger);

@@ -44,6 +44,11 @@ export interface Route {
   authenticated: boolean;
   /** Whether the route reads a JSON body. */
   body: boolean;
+  /**
+   * Whether the route hands out an `sse_jwt`: its successful responses then carry the Mercure hub's
+   * discovery `Link` header.
+   */
+  eventStream?: true;
   handle(input: RouteInput): Promise<{ status: number; body: unknown }>;
 }
 
@@ -78,6 +83,7 @@ export const routes: Route[] = [
     path: '/availability-requests',
     authenticated: true,
     body: false,
+    eventStream: true,
     handle: async ({ ctx, query }) => {
       const { records, pagination } = await listAvailabilityRequests(ctx, {
         page: query.get('page') ?? undefined,
@@ -108,6 +114,7 @@ export const routes: Route[] = [
     path: '/availability-requests/:id',
     authenticated: true,
     body: false,
+    eventStream: true,
     handle: async ({ ctx, params }) => {
       const record = await getAvailabilityRequest(ctx, params.id ?? '');
       const [products, sources] = await Promise.all([

@@ -16,6 +16,7 @@ import type { Logger } from '../logger.js';
 import { publishRequestChanged } from '../resolvers/availability-events.js';
 import { sendJson } from '../rest/http.js';
 import { MercureHub } from '../rest/mercure.js';
+import { MERCURE_HUB_PATH } from '../rest/mercure-discovery.js';
 import { serveApiDocs } from '../rest/openapi/serve.js';
 import { handleRest, sendProblem } from '../rest/router.js';
 import { createGraphQLServer } from './graphql.js';
@@ -121,7 +122,7 @@ export async function startApp(
       if (refusal) return sendGraphQLRefusal(res, refusal);
       return yoga.requestListener(req, res);
     }
-    if (url.pathname === '/.well-known/mercure') return mercure.handle(req, res, url);
+    if (url.pathname === MERCURE_HUB_PATH) return mercure.handle(req, res, url);
     if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (url.pathname === '/readyz') {
       const state = readiness();

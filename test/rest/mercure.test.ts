@@ -92,6 +92,18 @@ const isCompleted = (id: string) => (events: MercureEvent[]) =>
   events.some((event) => event.data.id === id && event.data.status === 'completed');
 
 /** A 401 problem+json (RFC 9457) with the given detail: the answer that sends no event. */
+/** A 403 problem+json: a valid token that grants none of the topics the selectors match (Mercure spec, "Authorization"). */
+function expectForbidden(response: Response, body: Json): void {
+  expect(response.status).toBe(403);
+  expect(response.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+  expect(body).toEqual({
+    type: 'urn:connectivity-gateway:problem:forbidden',
+    title: 'Forbidden',
+    status: 403,
+    detail: 'The token grants none of the topics the selectors match.',
+  });
+}
+
 function expectUnauthorised(response: Response, body: Json, detail: string): void {
   expect(response.status).toBe(401);
   expect(response.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
@@ -218,7 +230,7 @@ describe('Mercure event stream', () => {
     await waitFor(connections, (count) => count === 0);
   });
 
-  describe('when the token does not grant the topic, then 401 problem+json and no stream', () => {
+  describe('when the token is missing or invalid, then 401 problem+json; when it grants none of the topics, then 403; and no stream', () => {
     const attempt = async (query: Record<string, string>, headers: Record<string, string> = {}) => {
       const response = await fetch(hubUrl(server, query), { headers });
       const body = await response.json();
@@ -226,7 +238,6 @@ describe('Mercure event stream', () => {
       return { response, body };
     };
     const invalid = 'The event-stream token is invalid or expired.';
-    const notGranted = 'The token does not grant this topic.';
     const base64url = (text: string) => Buffer.from(text).toString('base64url');
 
     it('without a token', async () => {
@@ -243,7 +254,7 @@ describe('Mercure event stream', () => {
         topic: topicOf(tenantA),
         authorization: await sseJwtOf(tenantB),
       });
-      expectUnauthorised(response, body, notGranted);
+      expectForbidden(response, body);
     });
 
     it('with a token signed by another key', async () => {
@@ -270,7 +281,7 @@ describe('Mercure event stream', () => {
       const jwt = await sseJwtOf(tenantA);
       for (const topic of [`${tenantA.instanceId}/quotes`, `${topicOf(tenantA)}/x`, tenantA.instanceId]) {
         const { response, body } = await attempt({ topic, authorization: jwt });
-        expectUnauthorised(response, body, notGranted);
+        expectForbidden(response, body);
       }
     });
   });
@@ -288,8 +299,8 @@ describe('Mercure event stream', () => {
       type: 'urn:connectivity-gateway:problem:validation',
       title: 'Invalid input',
       status: 422,
-      detail: 'Give exactly one topic: <instance_id>/availability_request.',
-      errors: [{ path: '/topic', message: 'exactly one topic is required' }],
+      detail: 'Give 1 to 20 topic selectors, such as <instance_id>/availability_request.',
+      errors: [{ path: '/topic', message: 'between 1 and 20 topic parameters are required' }],
     });
     expect(posted.status).toBe(405);
     expect(posted.headers.get('allow')).toBe('GET');

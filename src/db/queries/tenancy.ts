@@ -35,6 +35,16 @@ export async function findInstance(db: Db, idOrCode: string): Promise<InstanceRo
     .get();
 }
 
+/** The ids of every instance, oldest first. */
+export async function listInstanceIds(db: Db): Promise<string[]> {
+  const rows = db
+    .select({ id: instances.id })
+    .from(instances)
+    .orderBy(instances.createdAt, instances.id)
+    .all();
+  return rows.map((row) => row.id);
+}
+
 /** Number of instances (0 on a fresh database). */
 export async function countInstances(db: Db): Promise<number> {
   return db.$count(instances);

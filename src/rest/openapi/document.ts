@@ -66,6 +66,7 @@ function operation(route: Route): Record<string, unknown> {
   if (route.method === 'POST' && route.authenticated) {
     successHeaders['Idempotent-Replayed'] = ref('headers', 'IdempotentReplayed');
   }
+  if (route.eventStream) successHeaders.Link = ref('headers', 'MercureLink');
   const responses: Record<string, unknown> = {
     [spec.response.status]: {
       description: spec.response.description,

@@ -1,5 +1,6 @@
 import { AppError, type ErrorCode, errorCodes } from '../../errors.js';
 import { MAX_BODY_BYTES } from '../http.js';
+import { mercureDiscoveryLink } from '../mercure-discovery.js';
 import { toProblem } from '../problem.js';
 import type { Route } from '../routes.js';
 import type { OperationSpec } from './operations.js';
@@ -84,7 +85,10 @@ const rateLimitHeaders = {
   'RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
 };
 
-/** Response headers: the rate-limit state, `Retry-After`, `Allow` and the idempotent-replay marker. */
+/**
+ * Response headers: the rate-limit state, `Retry-After`, `Allow`, the idempotent-replay marker and the
+ * Mercure hub's discovery `Link`.
+ */
 export function headerComponents(): Record<string, unknown> {
   const integer = (description: string) => ({ description, schema: { type: 'integer', minimum: 0 } });
   return {
@@ -96,6 +100,12 @@ export function headerComponents(): Record<string, unknown> {
     IdempotentReplayed: {
       description: '`true` when this is the stored response of an earlier request with the same key.',
       schema: { type: 'string', const: 'true' },
+    },
+    MercureLink: {
+      description:
+        'Discovery of the Mercure hub that streams the `sse_jwt`’s events (Mercure spec, "Discovery"): ' +
+        '`</.well-known/mercure>; rel="mercure"`, relative to this response’s URL.',
+      schema: { type: 'string', const: mercureDiscoveryLink },
     },
   };
 }
