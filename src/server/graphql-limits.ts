@@ -1,19 +1,19 @@
 /**
  * Limits on a GraphQL document, checked while it is parsed and validated — before any resolver runs
  * (issue 7, "GraphQL limits"; issue 15, "Real clients"). Depth and cost are measured over what executes:
- * fragments are inlined first, so a spread adds no level and no cost of its own, and a query written with
- * colocated fragments measures as its inline form.
+ * fragments are inlined first, so a spread adds no level and its fields cost what they would inline, and a
+ * query written with colocated fragments measures as its inline form.
  *
  * Sized against every operation in the README and the test suite, measured with graphql-armor's own
  * counting, and against the operations the Relay compiler writes for a Relay front-end
  * (`test/clients/relay/`: one fragment per component, `@connection` pagination, a `node(id:)` refetch):
  *
- * | operation                                    | depth | aliases | tokens | characters | cost   |
- * |----------------------------------------------|-------|---------|--------|------------|--------|
- * | largest inline operation (README, tests)     | 8     | 2       | 101    | 634        | ≈4,900 |
- * | Relay page `CustomersPageQuery` (3 fragments) | 9     | 0       | 105    | 878        | ≈2,300 |
- * | Relay `@connection` pagination query         | 9     | 0       | 106    | 891        | ≈2,300 |
- * | Relay `node(id:)` refetch of a customer card | 7     | 0       | 91     | 720        | ≈150   |
+ * | operation                                      | depth | aliases | tokens | characters | cost   |
+ * |------------------------------------------------|-------|---------|--------|------------|--------|
+ * | largest inline operation (README, tests)       | 8     | 2       | 101    | 634        | ≈4,900 |
+ * | Relay page `CustomersPageQuery` (3 fragments)  | 9     | 0       | 105    | 878        | ≈2,300 |
+ * | Relay `@connection` pagination query           | 9     | 0       | 106    | 891        | ≈2,300 |
+ * | Relay `node(id:)` refetch of a customer card   | 7     | 0       | 91     | 720        | ≈150   |
  *
  * Variables are not counted by any of them: large inputs belong there.
  */
@@ -27,9 +27,10 @@ export const graphqlLimits = {
    */
   maxDepth: 10,
   /**
-   * Aliased fields per operation, counted once per fragment spread (`__typename` is free). The tests use 2, to read two records side by
-   * side; 15 lets a client fetch a handful of records by id in one request and refuses alias
-   * amplification (hundreds of `node(id:)` reads or mutation calls in one request).
+   * Aliased fields per operation, counted again at each spread of a fragment (`__typename` is free). The
+   * tests use 2, to read two records side by side; 15 lets a client fetch a handful of records by id in
+   * one request and refuses alias amplification (hundreds of `node(id:)` reads or mutation calls in one
+   * request).
    */
   maxAliases: 15,
   /**
@@ -50,10 +51,9 @@ export const graphqlLimits = {
   /**
    * graphql-armor's cost: 1 a scalar, 2 an object, ×1.5 per level, × a literal `first`/`last`; a fragment
    * costs at each of its spreads at least what its fields would cost inline, so spreading one fragment
-   * many times multiplies its cost. The
-   * costliest single page is `quotes(first: 100)` with every field (≈49,500); twice that lets one full
-   * page of any list pass with room for the schema to grow, while a page of pages — 100 customers ×
-   * 100 requests each, ≈1,000,000 — is refused. `test/server/graphql-limits.test.ts` checks every
+   * many times multiplies its cost. The costliest single page is `quotes(first: 100)` with every field
+   * (≈49,500); twice that lets one full page of any list pass with room for the schema to grow, while a
+   * page of pages — 100 customers × 100 requests each, ≈1,000,000 — is refused. `test/server/graphql-limits.test.ts` checks every
    * full page against it. graphql-armor counts a page size given as a variable as 1, so nested pages
    * sized by variables are bounded only by the resolvers' cap of 100 a page.
    */

@@ -208,7 +208,7 @@ export function serveGraphQLOverWebSocket(
         if (Symbol.asyncIterator in result) return result as never;
         const masked = maskExecutionErrors(result, production);
         if (masked !== result)
-          services.logger.error({ errors: result.errors }, 'subscription could not start');
+          services.logger.error({ err: result.errors?.[0] }, 'subscription could not start');
         return refusedStream(masked) as never;
       },
       onSubscribe: async (ctx, id, params) => {

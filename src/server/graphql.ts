@@ -134,8 +134,8 @@ function reportRejection(context: ValidationContext | null, error: GraphQLError)
 function guardPlugins(production: boolean): Plugin[] {
   const asValidationError = { propagateOnRejection: false, onReject: [reportRejection] };
   const armor = new EnvelopArmor<YogaInitialContext>({
-    // Fragments flattened: a spread adds no level and no cost of its own, so a query written with colocated
-    // fragments (as Relay writes every query) measures what its inlined form would.
+    // Fragments flattened: a spread adds no level and its fields cost what they would inline, so a query
+    // written with colocated fragments (as Relay writes every query) measures as its inlined form.
     maxDepth: {
       n: graphqlLimits.maxDepth,
       flattenFragments: true,
