@@ -47,14 +47,14 @@ export function subscriptionRefusals(): Plugin {
       if (statuses.some((status) => status === null)) return; // unexpected: Yoga's 500, masked and logged
       setResult({
         ...single,
-        errors: single.errors.map((error) =>
+        errors: single.errors.map((error, index) =>
           createGraphQLError(error.message, {
             nodes: error.nodes,
             source: error.source,
             positions: error.positions,
             path: error.path,
             originalError: error.originalError,
-            extensions: { ...error.extensions, http: { status: statusOf(error) } },
+            extensions: { ...error.extensions, http: { status: statuses[index] } },
           }),
         ),
       });
