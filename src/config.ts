@@ -10,7 +10,17 @@ export const configSchema = z.object({
   /** Interface to listen on. */
   HOST: z.string().min(1).default('127.0.0.1'),
   /** SQLite database file path, or `:memory:`. */
-  DATABASE_URL: z.string().min(1).default('./data/gateway.db'),
+  /**
+   * The SQLite database: a file path, or `:memory:`. A URL (`postgres://…`, `file://…`) is refused rather
+   * than taken for a relative path; the PostgreSQL store is being built (issue 16) and not selectable yet.
+   */
+  DATABASE_URL: z
+    .string()
+    .min(1)
+    .refine((value) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(value), {
+      message: 'must be a SQLite file path or :memory:; URLs such as postgres://… are not supported yet',
+    })
+    .default('./data/gateway.db'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   /**

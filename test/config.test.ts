@@ -119,6 +119,17 @@ describe('loadConfig', () => {
     expect(error.message.split('\n')).toHaveLength(2);
   });
 
+  it.each(['postgres://gateway@127.0.0.1/gateway', 'postgresql://db.example/gw', 'file:///var/gw.db'])(
+    'when DATABASE_URL is the URL %s, then throws a ConfigError instead of taking it for a file path',
+    (url) => {
+      const error = configError({ DATABASE_URL: url });
+
+      expect(error.message).toBe(
+        'Invalid configuration:\n  DATABASE_URL: must be a SQLite file path or :memory:; URLs such as postgres://… are not supported yet',
+      );
+    },
+  );
+
   it('when TOKEN_SIGNING_SECRET is shorter than 32 characters, then throws a ConfigError naming it', () => {
     const error = configError({ TOKEN_SIGNING_SECRET: 'x'.repeat(31) });
 
