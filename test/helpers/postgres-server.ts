@@ -1,0 +1,114 @@
+import { execFile } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+
+const run = promisify(execFile);
+
+/** A PostgreSQL server the tests use: its admin URL, and `stop()` for one this run started itself. */
+export interface TestPostgres {
+  adminUrl: string;
+  stop(): Promise<void>;
+}
+
+/** The newest installed Debian PostgreSQL's `bin` folder (`/usr/lib/postgresql/<major>/bin`). */
+function postgresBinaries(): string {
+  const root = '/usr/lib/postgresql';
+  const majors = existsSync(root)
+    ? readdirSync(root)
+        .filter((name) => /^\d+$/.test(name))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  const bin = majors.map((major) => join(root, major, 'bin')).find((dir) => existsSync(join(dir, 'initdb')));
+  if (!bin) {
+    throw new Error(
+      'No PostgreSQL server for the tests: install Debian’s postgresql package (.ci/run does), or set ' +
+        'TEST_POSTGRES_URL to an existing server’s admin URL.',
+    );
+  }
+  return bin;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/**
+ * Starts a throwaway PostgreSQL cluster this test run owns: `initdb` in a temporary folder (as the
+ * `postgres` user when running as root — initdb refuses root), a server on a free port of 127.0.0.1 with
+ * durability off (fsync, synchronous commit: a test database outlives nothing), trust authentication.
+ * `stop()` stops it and removes the folder.
+ */
+export async function startThrowawayPostgres(): Promise<TestPostgres> {
+  const bin = postgresBinaries();
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-pg-'));
+  const data = join(dir, 'data');
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    const { stdout } = await run('id', ['-u', 'postgres']);
+    const { stdout: group } = await run('id', ['-g', 'postgres']);
+    chownSync(dir, Number(stdout.trim()), Number(group.trim()));
+  }
+  const as = (command: string, args: string[]) =>
+    asRoot
+      ? run('runuser', ['-u', 'postgres', '--', join(bin, command), ...args])
+      : run(join(bin, command), args);
+  await as('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
+  const port = await freePort();
+  const options = [
+    `-p ${port}`,
+    `-k ${dir}`,
+    '-c listen_addresses=127.0.0.1',
+    '-c fsync=off',
+    '-c synchronous_commit=off',
+    '-c full_page_writes=off',
+    '-c max_connections=200',
+  ].join(' ');
+  await as('pg_ctl', ['-D', data, '-l', join(data, 'server.log'), '-w', '-o', options, 'start']);
+  return {
+    adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async stop() {
+      await as('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A fresh, empty database on the test server for one test file: its URL, and `drop()`, which ends its
+ * connections and drops it.
+ */
+export async function createTestDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `gateway_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8'`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
