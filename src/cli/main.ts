@@ -8,6 +8,7 @@ import { AppError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import {
   assignInstancePricePlan,
+  copyDatabaseToPostgres,
   createApplication,
   createInstance,
   createInstancePricePlan,
@@ -279,6 +280,21 @@ for (const [name, enabled] of [
       ),
     );
 }
+
+const database = program.command('database').description('Move the database');
+database
+  .command('copy-to-postgres')
+  .description(
+    'Copy this SQLite database (DATABASE_URL) into an empty PostgreSQL database, in one transaction, ' +
+      'verified by row counts and checksums',
+  )
+  .requiredOption('--to <url>', 'the target, postgres://user:password@host:port/database')
+  .action((options: { to: string }) =>
+    withServices(async (services) => {
+      const tables = await copyDatabaseToPostgres(services, { to: options.to });
+      return { tables, total_rows: tables.reduce((sum, table) => sum + table.rows, 0) };
+    }),
+  );
 
 try {
   await program.parseAsync(process.argv);

@@ -1,5 +1,12 @@
 import { z } from 'zod';
 import { type Role, roles, type Services } from '../context.js';
+import {
+  type CopiedTable,
+  CopyMismatchError,
+  copySqliteToPostgres,
+  TargetNotEmptyError,
+} from '../db/postgres/copy-from-sqlite.js';
+import { openPostgresPool } from '../db/postgres/pool.js';
 import { importCatalog, listSources, type SourceRow } from '../db/queries/catalog.js';
 import type { InstanceProductRow } from '../db/queries/instance-products.js';
 import { listPricePlans, type PricePlanWithRules } from '../db/queries/price-plans.js';
@@ -184,4 +191,34 @@ export async function setInstanceSourceEnabled(
 ): Promise<SourceRow> {
   const { id } = await requireInstance(services, input.instance);
   return setSourceEnabledInInstance(services, id, input.sourceId, input.enabled);
+}
+
+const postgresTarget = z.strictObject({
+  to: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// URL'),
+});
+
+/**
+ * Copies the service's SQLite database into an empty PostgreSQL database — for a deployment that outgrows
+ * the embedded default (issue 16, "Moving up without losing data"); see {@link copySqliteToPostgres}.
+ * The source may be in use by a running service: it is read as of one moment.
+ *
+ * @returns each table's rows and checksum, equal in both databases.
+ * @throws {AppError} `VALIDATION` for a target that is not a `postgres://` URL; `CONFLICT` when the target
+ *   holds rows; `INTERNAL` when the copy read back differs (nothing is committed).
+ */
+export async function copyDatabaseToPostgres(
+  services: Services,
+  input: { to: string },
+): Promise<CopiedTable[]> {
+  const { to } = parseInput(postgresTarget, input, 'The target database is invalid.');
+  const pool = openPostgresPool(to, 2);
+  try {
+    return await copySqliteToPostgres(services.db, pool);
+  } catch (error) {
+    if (error instanceof TargetNotEmptyError) throw new AppError('CONFLICT', error.message);
+    if (error instanceof CopyMismatchError) throw new AppError('INTERNAL', error.message);
+    throw error;
+  } finally {
+    await pool.end();
+  }
 }
