@@ -1,5 +1,16 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/** Tests that touch no store: run once, in the SQLite project. */
+const storeless = [
+  'test/config.test.ts',
+  'test/ids.test.ts',
+  'test/geo/**',
+  'test/bench/stats.test.ts',
+  'test/gathering/pricing.test.ts',
+  'test/resolvers/validation.test.ts',
+  'test/db/migrations-drift.test.ts',
+];
 
 export default defineConfig({
   resolve: {
@@ -14,13 +25,30 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    // A PostgreSQL server for the run (TEST_POSTGRES_URL, or a throwaway cluster started and stopped here).
-    globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
     // The JSON report is what .ci/run counts for its closing "N passed, N failed" line.
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results/vitest.json' },
+    // The whole suite proves both stores in one run: every test that touches the store runs on SQLite, then
+    // again on PostgreSQL (`TEST_DATABASE`, read by test/helpers/store.ts), each test on a database of its own.
+    projects: [
+      {
+        extends: true,
+        test: { name: 'sqlite', exclude: [...configDefaults.exclude, 'test/db/postgres/**'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          env: { TEST_DATABASE: 'postgres' },
+          exclude: [...configDefaults.exclude, 'test/db/sqlite/**', ...storeless],
+          // A PostgreSQL server for the run (TEST_POSTGRES_URL, or a throwaway cluster started and stopped
+          // here) with a migrated template database.
+          globalSetup: ['test/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

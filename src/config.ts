@@ -11,16 +11,19 @@ export const configSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   /** SQLite database file path, or `:memory:`. */
   /**
-   * The SQLite database: a file path, or `:memory:`. A URL (`postgres://…`, `file://…`) is refused rather
-   * than taken for a relative path; the PostgreSQL store is being built (issue 16) and not selectable yet.
+   * The database: a SQLite file path or `:memory:` (the embedded default), or a PostgreSQL server as
+   * `postgres://user:password@host:port/database` (`postgresql://` too). Any other URL (`file://…`) is
+   * refused rather than taken for a relative path.
    */
   DATABASE_URL: z
     .string()
     .min(1)
-    .refine((value) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(value), {
-      message: 'must be a SQLite file path or :memory:; URLs such as postgres://… are not supported yet',
+    .refine((value) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^postgres(ql)?:\/\//i.test(value), {
+      message: 'must be a SQLite file path, :memory: or a postgres:// URL',
     })
     .default('./data/gateway.db'),
+  /** Most connections the PostgreSQL store opens at once (ignored for SQLite). */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   /**

@@ -1,6 +1,6 @@
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
-import type { Db } from './db/client.js';
+import type { Store } from './db/store.js';
 import type { EventBus } from './events.js';
 import type { Geocoder } from './geo/index.js';
 import type { Logger } from './logger.js';
@@ -19,7 +19,7 @@ export interface Viewer {
 
 /** Long-lived services shared by every request, the worker and the CLI. */
 export interface Services {
-  db: Db;
+  db: Store;
   config: Config;
   logger: Logger;
   clock: Clock;

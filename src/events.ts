@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { createPubSub } from 'graphql-yoga';
-import type { AvailabilityRequestRecord } from './db/queries/availability-requests.js';
+import type { AvailabilityRequestRecord } from './db/rows.js';
 
 /** An availability request was created, or its status or progress changed; `record` is its new state. */
 export interface AvailabilityRequestEvent {

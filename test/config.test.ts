@@ -10,6 +10,7 @@ const defaults = {
   PORT: 4000,
   HOST: '127.0.0.1',
   DATABASE_URL: './data/gateway.db',
+  DATABASE_POOL_SIZE: 10,
   LOG_LEVEL: 'info',
   NODE_ENV: 'development',
   GATHERING_CONCURRENCY: 16,
@@ -78,6 +79,7 @@ describe('loadConfig', () => {
       GEOCODER: 'pdok',
       PDOK_LOCATIESERVER_URL: 'http://127.0.0.1:9999/locatieserver',
       SEED_DEMO: '0',
+      DATABASE_POOL_SIZE: '4',
       UNRELATED: 'ignored',
     });
 
@@ -85,6 +87,7 @@ describe('loadConfig', () => {
       PORT: 0,
       HOST: '0.0.0.0',
       DATABASE_URL: ':memory:',
+      DATABASE_POOL_SIZE: 4,
       LOG_LEVEL: 'silent',
       NODE_ENV: 'production',
       TOKEN_SIGNING_SECRET: secret,
@@ -119,14 +122,24 @@ describe('loadConfig', () => {
     expect(error.message.split('\n')).toHaveLength(2);
   });
 
-  it.each(['postgres://gateway@127.0.0.1/gateway', 'postgresql://db.example/gw', 'file:///var/gw.db'])(
+  it.each(['file:///var/gw.db', 'mysql://gateway@127.0.0.1/gateway'])(
     'when DATABASE_URL is the URL %s, then throws a ConfigError instead of taking it for a file path',
     (url) => {
       const error = configError({ DATABASE_URL: url });
 
       expect(error.message).toBe(
-        'Invalid configuration:\n  DATABASE_URL: must be a SQLite file path or :memory:; URLs such as postgres://… are not supported yet',
+        'Invalid configuration:\n  DATABASE_URL: must be a SQLite file path, :memory: or a postgres:// URL',
       );
+    },
+  );
+
+  it.each(['postgres://gateway@127.0.0.1/gateway', 'postgresql://db.example:6432/gw?sslmode=require'])(
+    'when DATABASE_URL is the PostgreSQL URL %s, then it is kept as given',
+    (url) => {
+      expect(loadConfig({ DATABASE_URL: url, DATABASE_POOL_SIZE: '25' })).toMatchObject({
+        DATABASE_URL: url,
+        DATABASE_POOL_SIZE: 25,
+      });
     },
   );
 

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The repository root, for child processes' working directory. */
-export const repositoryRoot = new URL('../../', import.meta.url).pathname;
+export const repositoryRoot = new URL('../..', import.meta.url).pathname;
 
 /** A free TCP port on 127.0.0.1 (the OS picks it; it is released before being returned). */
 export async function freePort(): Promise<number> {

@@ -1,7 +1,7 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type { Db } from '../../src/db/client.js';
-import type { PricePlanWithRules } from '../../src/db/queries/price-plans.js';
+import type { PricePlanWithRules, StoredFilters } from '../../src/db/rows.js';
+import type { SqliteDb } from '../../src/db/sqlite/client.js';
 import {
   addresses,
   availabilityRequestProducts,
@@ -11,9 +11,8 @@ import {
   customerFinancialDetails,
   customers,
   gatheringTasks,
-  type StoredFilters,
   sources,
-} from '../../src/db/schema/index.js';
+} from '../../src/db/sqlite/schema/index.js';
 import { salePrices } from '../../src/gathering/pricing.js';
 import { geocodeCity } from '../../src/geo/index.js';
 import { type IdKind, idPrefixes } from '../../src/ids.js';
@@ -51,7 +50,7 @@ export function idAt(kind: IdKind, at: number): string {
  * parameters, so no SQL is rebuilt per chunk. A last partial chunk goes through the query builder.
  */
 function bulkInsert<T extends SQLiteTable>(
-  db: Db,
+  db: SqliteDb,
   table: T,
   chunk = 500,
 ): (rows: T['$inferInsert'][]) => void {
@@ -132,7 +131,7 @@ function sample<T>(random: Random, values: readonly T[], count: number): T[] {
  * priced with `plan` (the instance's default). Returns the number of rows written per table.
  */
 export function seedAvailabilityRequests(
-  db: Db,
+  db: SqliteDb,
   input: {
     instanceId: string;
     userId: string;
@@ -303,7 +302,7 @@ export function seedAvailabilityRequests(
  * `otherPlanId` for the rest, and financial details (valid NL VAT number and IBAN) for 70 %.
  */
 export function seedCustomers(
-  db: Db,
+  db: SqliteDb,
   input: {
     instanceId: string;
     userId: string;

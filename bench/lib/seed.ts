@@ -17,9 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { loadConfig } from '../../src/config.js';
-import { closeDatabase } from '../../src/db/client.js';
-import { listPricePlans } from '../../src/db/queries/price-plans.js';
-import { users } from '../../src/db/schema/index.js';
+import { users } from '../../src/db/sqlite/schema/index.js';
 import { createApplication, createInstance } from '../../src/resolvers/operator.js';
 import { createServices } from '../../src/server/services.js';
 import { createRandom } from './nl-data.js';
@@ -43,7 +41,7 @@ export const benchInstanceCodes = ['BENCHA', 'BENCHB', 'BENCHC'] as const;
 export const fanoutInstanceCode = 'FANOUT';
 
 const cacheDirectory = join(repositoryRoot, 'bench/.cache');
-const migrationsDirectory = join(repositoryRoot, 'src/db/migrations');
+const migrationsDirectory = join(repositoryRoot, 'src/db/sqlite/migrations');
 
 /** Cache key: SHA-256 over the migration SQL files (in name order) and {@link SEED_VERSION}, 16 hex digits. */
 export function seedHash(): string {
@@ -110,7 +108,9 @@ async function buildDataset(path: string, log: (message: string) => void): Promi
   const config = loadConfig({ DATABASE_URL: path, LOG_LEVEL: 'silent', SEED_DEMO: 'false' });
   // The token-signing secret is generated here and kept in the file, so every copy signs alike.
   const services = await createServices(config);
-  const { db } = services;
+  const store = services.db;
+  if (store.connection.dialect !== 'sqlite') throw new Error('the bench dataset is built in a SQLite file');
+  const { db } = store.connection;
   // A scratch file: durability does not matter until it is renamed into the cache.
   db.$client.pragma('synchronous = OFF');
   db.$client.pragma('cache_size = -262144');
@@ -129,8 +129,8 @@ async function buildDataset(path: string, log: (message: string) => void): Promi
         name: 'Benchmark client',
         roles: ['instance_admin', 'connectivity_check'],
       });
-      const userId = applicationUserId(services.db, instance.id);
-      const plans = await listPricePlans(db, instance.id);
+      const userId = applicationUserId(db, instance.id);
+      const plans = await store.listPricePlans(instance.id);
       const plan = plans.find((candidate) => candidate.isDefault);
       if (!plan) throw new Error(`instance ${code} has no default price plan`);
       const share = Math.floor(SEEDED_REQUESTS / benchInstanceCodes.length);
@@ -188,7 +188,7 @@ async function buildDataset(path: string, log: (message: string) => void): Promi
     db.$client.pragma('wal_checkpoint(TRUNCATE)');
     return { instances: [...instances, fanout], fanout };
   } finally {
-    closeDatabase(db);
+    await store.close();
   }
 }
 

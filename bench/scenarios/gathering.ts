@@ -1,7 +1,6 @@
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { loadConfig } from '../../src/config.js';
-import { closeDatabase } from '../../src/db/client.js';
 import { type SupplierSimulator, startSupplierSimulator } from '../../src/gathering/simulator/server.js';
 import { createLogger } from '../../src/logger.js';
 import { createApplication, createInstance, registerInstanceSource } from '../../src/resolvers/operator.js';
@@ -64,7 +63,7 @@ async function setUpInstance(path: string, code: string, simulator: SupplierSimu
     }
     return await createApplication(services, { instance: code, roles: ['connectivity_check'] });
   } finally {
-    closeDatabase(services.db);
+    await services.db.close();
   }
 }
 

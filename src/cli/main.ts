@@ -1,9 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ZodError } from 'zod';
 import { ConfigError, loadConfig } from '../config.js';
-import { closeDatabase } from '../db/client.js';
-import type { SourceRow } from '../db/queries/catalog.js';
-import type { PricePlanWithRules } from '../db/queries/price-plans.js';
+import type { PricePlanWithRules, SourceRow } from '../db/rows.js';
 import { AppError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import {
@@ -35,7 +33,7 @@ async function withServices<T>(
   try {
     process.stdout.write(`${JSON.stringify(await run(services), null, 2)}\n`);
   } finally {
-    closeDatabase(services.db);
+    await services.db.close();
   }
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type StaticFile, StaticFiles } from '../static-files.js';
 
-const STATIC_DIR = fileURLToPath(new URL('./static/', import.meta.url));
+const STATIC_DIR = fileURLToPath(new URL('./static', import.meta.url));
 
 const HTML = 'text/html; charset=utf-8';
 const JAVASCRIPT = 'application/javascript; charset=utf-8';

@@ -1,4 +1,4 @@
-import type { StoredFilters } from '../db/schema/index.js';
+import type { StoredFilters } from '../db/rows.js';
 import type { SourceOffer } from './sources/types.js';
 
 /**

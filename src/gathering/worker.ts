@@ -1,18 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import type { Db } from '../db/client.js';
-import {
-  type ChangedRequest,
-  type ClaimedTask,
-  claimTasks,
-  completeTasks,
-  failTaskAttempt,
-  nextTaskDueAt,
-  releaseTasks,
-  type TaskCompletion,
-} from '../db/queries/gathering-tasks.js';
-import { loadPricingPlan } from '../db/queries/price-plans.js';
-import type { SourceType } from '../db/schema/index.js';
+import type { ChangedRequest, ClaimedTask, SourceType, TaskCompletion } from '../db/rows.js';
+import type { Store } from '../db/store.js';
 import type { Logger } from '../logger.js';
 import { offerMatchesFilters } from './filters.js';
 import { salePrices } from './pricing.js';
@@ -20,7 +9,7 @@ import { type SourceAdapter, SourceError } from './sources/types.js';
 
 /** Settings and collaborators of a {@link GatheringWorker}. */
 export interface GatheringWorkerOptions {
-  db: Db;
+  db: Store;
   logger: Logger;
   clock: Clock;
   adapters: ReadonlyMap<SourceType, SourceAdapter>;
@@ -111,13 +100,20 @@ export class GatheringWorker {
     });
   }
 
-  /** Stops claiming, aborts the running attempts and gives their leases back. */
+  /**
+   * Stops claiming, aborts the running attempts and gives their leases back. When the database cannot be
+   * reached, the leases are left to expire (another worker reclaims them then) and the failure is logged.
+   */
   async stop(): Promise<void> {
     this.stopController.abort(new Error('gathering worker stopped'));
     if (this.timer) clearTimeout(this.timer);
     await Promise.allSettled(this.inFlight.values());
-    const released = await releaseTasks(this.options.db, this.owner, this.options.clock.now());
-    if (released > 0) this.options.logger.info({ released }, 'gathering leases released');
+    try {
+      const released = await this.options.db.releaseTasks(this.owner, this.options.clock.now());
+      if (released > 0) this.options.logger.info({ released }, 'gathering leases released');
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'gathering leases not released; they expire instead');
+    }
   }
 
   private async pump(): Promise<void> {
@@ -128,7 +124,7 @@ export class GatheringWorker {
         const free = this.options.concurrency - this.inFlight.size;
         // Every slot is busy: a finishing task wakes the worker again.
         if (free <= 0) break;
-        const { claimed, changed } = await claimTasks(this.options.db, {
+        const { claimed, changed } = await this.options.db.claimTasks({
           owner: this.owner,
           now: this.options.clock.now(),
           leaseMs: this.options.leaseMs,
@@ -153,7 +149,7 @@ export class GatheringWorker {
 
   private async scheduleNextLook(): Promise<void> {
     const idle = this.options.idlePollMs ?? 1000;
-    const due = await nextTaskDueAt(this.options.db);
+    const due = await this.options.db.nextTaskDueAt();
     const untilDue = due ? due.getTime() - this.options.clock.now().getTime() : idle;
     // Expired leases of crashed workers become claimable without any wake-up: the idle poll finds them.
     this.schedule(Math.max(0, Math.min(idle, untilDue)));
@@ -197,7 +193,7 @@ export class GatheringWorker {
         signal,
       });
       fetchMs = performance.now() - startedAt;
-      const plan = await loadPricingPlan(db, task.request.pricePlanId);
+      const plan = await db.loadPricingPlan(task.request.pricePlanId);
       if (!plan) throw new SourceError('NO_PRICE_PLAN', 'The request’s price plan no longer exists.', false);
       const products = offers
         .filter((offer) => offerMatchesFilters(offer, task.request.filters))
@@ -222,7 +218,7 @@ export class GatheringWorker {
       if (!(error instanceof SourceError)) log().warn({ err: error }, 'source attempt failed');
       const now = clock.now();
       const retry = failure.retryable && task.attempts < this.options.maxAttempts;
-      const change = await failTaskAttempt(db, {
+      const change = await db.failTaskAttempt({
         taskId: task.taskId,
         owner: this.owner,
         now,
@@ -245,10 +241,7 @@ export class GatheringWorker {
       if (this.completions.length > 1) return;
       setImmediate(() => {
         const batch = this.completions.splice(0);
-        completeTasks(
-          this.options.db,
-          batch.map((entry) => entry.completion),
-        ).then(
+        this.options.db.completeTasks(batch.map((entry) => entry.completion)).then(
           (changes) => {
             for (const [index, entry] of batch.entries()) entry.resolve(changes[index] ?? null);
           },

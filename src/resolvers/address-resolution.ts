@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import type { NewAddress } from '../db/queries/availability-requests.js';
+import type { NewAddress } from '../db/rows.js';
 import type { FieldProblem } from '../errors.js';
 import { addressFieldDescriptors, continentCode, normalisePostalCode } from '../geo/index.js';
 import { type AddressInput, addressFieldProblems } from './availability-input.js';

@@ -2,13 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { Context, Role, Services, Viewer } from '../context.js';
 import { roles } from '../context.js';
-import {
-  findApplicationByClientId,
-  findLiveToken,
-  insertTokenPair,
-  rotateRefreshToken,
-} from '../db/queries/auth.js';
-import type { UserRow } from '../db/queries/tenancy.js';
+import type { UserRow } from '../db/rows.js';
 import { AppError } from '../errors.js';
 import { parseInput } from './validation.js';
 
@@ -74,22 +68,22 @@ export async function authenticate(services: Services, input: unknown): Promise<
     now,
   };
   if ('clientId' in body) {
-    const application = await findApplicationByClientId(db, body.clientId);
+    const application = await db.findApplicationByClientId(body.clientId);
     const given = Buffer.from(hashCredential(body.clientSecret), 'hex');
     const expected = Buffer.from(application?.clientSecretHash ?? hashCredential(newCredential()), 'hex');
     if (!application || !timingSafeEqual(given, expected)) throw rejected;
     const owner = { instanceId: application.user.instanceId, userId: application.user.id };
-    await insertTokenPair(db, { ...owner, applicationId: application.applicationId, ...stored });
+    await db.insertTokenPair({ ...owner, applicationId: application.applicationId, ...stored });
     return { ...pair, user: application.user };
   }
-  const refresh = await findLiveToken(db, 'refresh', hashCredential(body.authRefreshToken), now);
+  const refresh = await db.findLiveToken('refresh', hashCredential(body.authRefreshToken), now);
   if (!refresh) throw rejected;
   const owner = {
     instanceId: refresh.user.instanceId,
     userId: refresh.user.id,
     applicationId: refresh.applicationId,
   };
-  if (!(await rotateRefreshToken(db, refresh.tokenId, { ...owner, ...stored }))) throw rejected;
+  if (!(await db.rotateRefreshToken(refresh.tokenId, { ...owner, ...stored }))) throw rejected;
   return { ...pair, user: refresh.user };
 }
 
@@ -107,7 +101,7 @@ export async function viewerForToken(services: Services, token: string): Promise
  * @throws {AppError} `UNAUTHENTICATED` when the token is unknown, revoked or expired.
  */
 export async function viewerForTokenHash(services: Services, tokenHash: string): Promise<Viewer> {
-  const found = await findLiveToken(services.db, 'auth', tokenHash, services.clock.now());
+  const found = await services.db.findLiveToken('auth', tokenHash, services.clock.now());
   if (!found) throw new AppError('UNAUTHENTICATED', 'The auth token is invalid or expired.');
   return {
     instanceId: found.user.instanceId,

@@ -1,10 +1,11 @@
 import type { Context } from '../context.js';
 import type {
+  CustomerRecord,
   MonthlyLimitCheck,
   MonthlyLimitExceeded,
   NewAvailabilityRequest,
-} from '../db/queries/availability-requests.js';
-import { type CustomerRecord, findCustomer, findProject, type ProjectRow } from '../db/queries/customers.js';
+  ProjectRow,
+} from '../db/rows.js';
 import { AppError, type FieldProblem } from '../errors.js';
 import type { AvailabilityRequestInput } from './availability-input.js';
 
@@ -43,14 +44,14 @@ export async function resolveAttachment(
   const problems: FieldProblem[] = [];
   const customer = element.customerId
     ? await cached(lookups.customers, element.customerId, () =>
-        findCustomer(ctx.db, instanceId, element.customerId ?? ''),
+        ctx.db.findCustomer(instanceId, element.customerId ?? ''),
       )
     : null;
   if (element.customerId && !customer)
     problems.push({ path: `${path}/customerId`, message: 'customer was not found' });
   const project = element.projectId
     ? await cached(lookups.projects, element.projectId, () =>
-        findProject(ctx.db, instanceId, element.projectId ?? ''),
+        ctx.db.findProject(instanceId, element.projectId ?? ''),
       )
     : null;
   if (element.projectId && !project)
@@ -61,7 +62,7 @@ export async function resolveAttachment(
   const projectCustomer =
     project && !element.customerId
       ? await cached(lookups.customers, project.customerId, () =>
-          findCustomer(ctx.db, instanceId, project.customerId),
+          ctx.db.findCustomer(instanceId, project.customerId),
         )
       : null;
   return { customer: customer ?? projectCustomer, projectId: project?.id ?? null, problems };

@@ -1,16 +1,15 @@
 import { Repeater } from '@repeaterjs/repeater';
 import type { Context, Services } from '../context.js';
-import {
-  type AvailabilityRequestRecord,
-  findAvailabilityRequest,
-  type StoredAvailabilityRequestRecord,
-} from '../db/queries/availability-requests.js';
-import type { ChangedRequest } from '../db/queries/gathering-tasks.js';
+import type {
+  AvailabilityRequestRecord,
+  ChangedRequest,
+  StoredAvailabilityRequestRecord,
+} from '../db/rows.js';
 import { requireViewer } from './authentication.js';
 
 /** Publishes a request's current state after gathering changed it (one read, shared by every subscriber). */
 export async function publishRequestChanged(services: Services, change: ChangedRequest): Promise<void> {
-  const record = await findAvailabilityRequest(services.db, change.instanceId, change.availabilityRequestId);
+  const record = await services.db.findAvailabilityRequest(change.instanceId, change.availabilityRequestId);
   if (record)
     services.events.publish('availabilityRequest:changed', change.instanceId, {
       instanceId: change.instanceId,
@@ -75,7 +74,7 @@ export function availabilityRequestUpdates(
   if (phase === 'snapshot') {
     return new Repeater<AvailabilityRequestRecord>(async (push, stop) => {
       for (const id of ids ?? []) {
-        const record = await findAvailabilityRequest(ctx.db, viewer.instanceId, id);
+        const record = await ctx.db.findAvailabilityRequest(viewer.instanceId, id);
         if (record) await push(record);
       }
       stop();
@@ -94,7 +93,7 @@ export function availabilityRequestUpdates(
       await push(record);
     };
     for (const id of phase === 'live' ? [] : (ids ?? [])) {
-      const record = await findAvailabilityRequest(ctx.db, viewer.instanceId, id);
+      const record = await ctx.db.findAvailabilityRequest(viewer.instanceId, id);
       if (record) await send(record);
     }
     for (;;) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { StoredFilters } from '../db/schema/index.js';
+import type { StoredFilters } from '../db/rows.js';
 import type { FieldProblem } from '../errors.js';
 import { type FieldDescriptor, validatePostalCode } from '../geo/index.js';
 import type { FilterValueSets } from './availability-options.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Context } from '../context.js';
-import { catalogValueSets, listEnabledSources, type SourceRow } from '../db/queries/catalog.js';
+import type { SourceRow } from '../db/rows.js';
 import { addressFieldDescriptors, type FieldDescriptor, isCountryCode } from '../geo/index.js';
 import { requireViewer } from './authentication.js';
 import { parseInput } from './validation.js';
@@ -34,10 +34,7 @@ export const countryCodeSchema = z
  * (sorted).
  */
 export async function filterValueSets(ctx: Context, sources: SourceRow[]): Promise<FilterValueSets> {
-  const values = await catalogValueSets(
-    ctx.db,
-    sources.map((source) => source.id),
-  );
+  const values = await ctx.db.catalogValueSets(sources.map((source) => source.id));
   const networks = [...new Set(sources.map((source) => source.network))].sort();
   return { ...values, networks };
 }
@@ -53,7 +50,7 @@ export async function optionsForCountry(
   countryCode: string,
 ): Promise<AvailabilityOptions> {
   const fields = addressFieldDescriptors(countryCode) ?? [];
-  const sources = await listEnabledSources(ctx.db, instanceId, countryCode);
+  const sources = await ctx.db.listEnabledSources(instanceId, countryCode);
   return { countryCode, fields, filters: await filterValueSets(ctx, sources), sources };
 }
 

@@ -1,11 +1,6 @@
 import { z } from 'zod';
 import type { Context } from '../context.js';
-import {
-  type AvailabilityRequestRecord,
-  countAvailabilityRequests,
-  type RequestPosition,
-  sliceAvailabilityRequests,
-} from '../db/queries/availability-requests.js';
+import type { AvailabilityRequestRecord, RequestPosition } from '../db/rows.js';
 import { requireViewer } from './authentication.js';
 import { type Connection, decodeCursor, encodeCursor } from './connection.js';
 import { loadersFor } from './loaders.js';
@@ -61,12 +56,12 @@ export async function availabilityRequestConnection(
     ]);
     return toConnection(rows, size, null, false, totalCount);
   }
-  const totalCount = await countAvailabilityRequests(ctx.db, viewer.instanceId, customerId);
+  const totalCount = await ctx.db.countAvailabilityRequests(viewer.instanceId, customerId);
   const backwards = args.last != null;
   const size = (backwards ? args.last : args.first) ?? DEFAULT_PAGE_SIZE;
   const cursor = backwards ? args.before : args.after;
   const from = cursor ? decodeCursor(cursor, positionSchema, backwards ? '/before' : '/after') : null;
-  const rows = await sliceAvailabilityRequests(ctx.db, viewer.instanceId, {
+  const rows = await ctx.db.sliceAvailabilityRequests(viewer.instanceId, {
     from,
     direction: backwards ? 'newer' : 'older',
     limit: size + 1,

@@ -1,18 +1,13 @@
 import pLimit from 'p-limit';
 import type { Context } from '../context.js';
-import {
-  type AvailabilityRequestRecord,
-  countAvailabilityRequests,
-  findAvailabilityRequest,
-  insertAvailabilityRequests,
-  listAvailabilityRequestsPage,
-  type NewAvailabilityRequest,
-  type ProductRow,
-  type SourceOutcome,
-  type StoredAvailabilityRequestRecord,
-} from '../db/queries/availability-requests.js';
-import { listEnabledSources, type SourceRow } from '../db/queries/catalog.js';
-import { findDefaultPricePlan } from '../db/queries/price-plans.js';
+import type {
+  AvailabilityRequestRecord,
+  NewAvailabilityRequest,
+  ProductRow,
+  SourceOutcome,
+  SourceRow,
+  StoredAvailabilityRequestRecord,
+} from '../db/rows.js';
 import { AppError, type FieldProblem, notFound, validationError } from '../errors.js';
 import { sourceMatchesFilters } from '../gathering/filters.js';
 import { resolveAddress } from './address-resolution.js';
@@ -54,7 +49,7 @@ export async function createAvailabilityRequests(
 ): Promise<CreatedAvailabilityRequests> {
   const viewer = requireViewer(ctx, ['connectivity_check']);
   const batch = parseInput(availabilityRequestBatchSchema, input, 'The availability requests are invalid.');
-  const defaultPlan = await findDefaultPricePlan(ctx.db, viewer.instanceId);
+  const defaultPlan = await ctx.db.findDefaultPricePlan(viewer.instanceId);
   if (!defaultPlan)
     throw new AppError('CONFLICT', 'The instance has no default price plan; create one first.');
   const lookups = attachmentLookups();
@@ -102,7 +97,7 @@ export async function createAvailabilityRequests(
   if (problems.length > 0)
     throw validationError(problems, 'The availability requests are invalid; none was created.');
   const now = ctx.clock.now();
-  const result = await insertAvailabilityRequests(ctx.db, {
+  const result = await ctx.db.insertAvailabilityRequests({
     instanceId: viewer.instanceId,
     userId: viewer.userId,
     now,
@@ -140,7 +135,7 @@ function countryCatalogs(ctx: Context, instanceId: string): { of(countryCode: st
         let values: Promise<FilterValueSets> | undefined;
         const memo: CountryCatalog = {
           sources: () => {
-            sources ??= listEnabledSources(ctx.db, instanceId, countryCode);
+            sources ??= ctx.db.listEnabledSources(instanceId, countryCode);
             return sources;
           },
           filterValues: () => {
@@ -167,8 +162,8 @@ export async function listAvailabilityRequests(
 ): Promise<{ records: AvailabilityRequestRecord[]; pagination: Pagination }> {
   const viewer = requireViewer(ctx, ['connectivity_check']);
   const page = parseInput(pageInput, input, 'The page parameters are invalid.');
-  const totalItems = await countAvailabilityRequests(ctx.db, viewer.instanceId);
-  const records = await listAvailabilityRequestsPage(ctx.db, viewer.instanceId, {
+  const totalItems = await ctx.db.countAvailabilityRequests(viewer.instanceId);
+  const records = await ctx.db.listAvailabilityRequestsPage(viewer.instanceId, {
     offset: pageOffset(page),
     limit: page.pageSize,
   });
@@ -181,7 +176,7 @@ export async function listAvailabilityRequests(
  */
 export async function getAvailabilityRequest(ctx: Context, id: string): Promise<AvailabilityRequestRecord> {
   const viewer = requireViewer(ctx, ['connectivity_check']);
-  const record = await findAvailabilityRequest(ctx.db, viewer.instanceId, id);
+  const record = await ctx.db.findAvailabilityRequest(viewer.instanceId, id);
   if (!record) throw notFound('Availability request', id);
   return record;
 }

@@ -1,14 +1,6 @@
 import { z } from 'zod';
 import type { Context } from '../context.js';
-import {
-  type CustomerRecord,
-  countCustomers,
-  findCustomer,
-  insertCustomer,
-  listCustomersPage,
-  sliceCustomers,
-} from '../db/queries/customers.js';
-import { findDefaultPricePlan } from '../db/queries/price-plans.js';
+import type { CustomerRecord } from '../db/rows.js';
 import { AppError, notFound } from '../errors.js';
 import { requireViewer } from './authentication.js';
 import { type Connection, decodeCursor, forwardConnection } from './connection.js';
@@ -42,11 +34,10 @@ export function autoNumber(sequence: number): string {
 export async function createCustomer(ctx: Context, input: unknown): Promise<CustomerRecord> {
   const viewer = requireViewer(ctx, customerRoles);
   const fields = parseInput(customerInputSchema, input, 'The customer is invalid; nothing was created.');
-  const plan = await findDefaultPricePlan(ctx.db, viewer.instanceId);
+  const plan = await ctx.db.findDefaultPricePlan(viewer.instanceId);
   if (!plan) throw new AppError('CONFLICT', 'The instance has no default price plan; create one first.');
   const { financialDetails, ...customer } = fields;
-  const row = await insertCustomer(
-    ctx.db,
+  const row = await ctx.db.insertCustomer(
     viewer.instanceId,
     {
       ...customer,
@@ -66,7 +57,7 @@ export async function createCustomer(ctx: Context, input: unknown): Promise<Cust
  */
 export async function getCustomer(ctx: Context, id: string): Promise<CustomerRecord> {
   const viewer = requireViewer(ctx, customerRoles);
-  const record = await findCustomer(ctx.db, viewer.instanceId, id);
+  const record = await ctx.db.findCustomer(viewer.instanceId, id);
   if (!record) throw notFound('Customer', id);
   return record;
 }
@@ -98,8 +89,8 @@ export async function listCustomers(
     input,
     'The list parameters are invalid.',
   );
-  const total = await countCustomers(ctx.db, viewer.instanceId, name);
-  const records = await listCustomersPage(ctx.db, viewer.instanceId, {
+  const total = await ctx.db.countCustomers(viewer.instanceId, name);
+  const records = await ctx.db.listCustomersPage(viewer.instanceId, {
     nameFolded: name,
     offset: pageOffset(page),
     limit: page.pageSize,
@@ -129,7 +120,7 @@ export async function customerConnection(ctx: Context, input: unknown): Promise<
   const args = parseInput(connectionArgs, input, 'The connection arguments are invalid.');
   const size = args.first ?? DEFAULT_PAGE_SIZE;
   const after = args.after ? decodeCursor(args.after, positionSchema, '/after') : null;
-  const rows = await sliceCustomers(ctx.db, viewer.instanceId, {
+  const rows = await ctx.db.sliceCustomers(viewer.instanceId, {
     nameFolded: args.name,
     after,
     limit: size + 1,
@@ -139,6 +130,6 @@ export async function customerConnection(ctx: Context, input: unknown): Promise<
     size,
     after !== null,
     (node) => ({ nameFolded: node.customer.nameFolded, id: node.customer.id }),
-    await countCustomers(ctx.db, viewer.instanceId, args.name),
+    await ctx.db.countCustomers(viewer.instanceId, args.name),
   );
 }

@@ -1,6 +1,5 @@
 import { SignJWT } from 'jose';
 import type { Context, Services } from '../context.js';
-import { listInstanceIds } from '../db/queries/tenancy.js';
 import { requireViewer } from './authentication.js';
 
 /** Lifetime of an `sse_jwt`: short, since it travels in URLs and cookies. */
@@ -25,7 +24,7 @@ export function instanceOfTopic(topic: string): string | null {
 
 /** Every instance's id: the topics a Mercure claim that is a pattern (`*`, a URI template) may cover. */
 export async function allInstanceIds(services: Services): Promise<string[]> {
-  return listInstanceIds(services.db);
+  return services.db.listInstanceIds();
 }
 
 /**

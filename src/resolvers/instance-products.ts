@@ -3,14 +3,7 @@ import { fileURLToPath } from 'node:url';
 import currencyCodes from 'currency-codes';
 import { z } from 'zod';
 import type { Context, Services } from '../context.js';
-import {
-  findInstanceProducts,
-  type InstanceProductRow,
-  insertInstanceProducts,
-  listInstanceProducts,
-  type NewInstanceProduct,
-  updateInstanceProduct,
-} from '../db/queries/instance-products.js';
+import type { InstanceProductRow, NewInstanceProduct } from '../db/rows.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { currencyFractionDigits } from '../money.js';
 import { requireViewer } from './authentication.js';
@@ -129,13 +122,13 @@ export async function importInstanceProducts(
   instanceId: string,
   products: NewInstanceProduct[],
 ): Promise<InstanceProductRow[]> {
-  return insertInstanceProducts(services.db, instanceId, products, services.clock.now());
+  return services.db.insertInstanceProducts(instanceId, products, services.clock.now());
 }
 
 /** The caller's instance products (`mandatory: false`) or mandatory products (`true`), by name. */
 export async function instanceProducts(ctx: Context, mandatory: boolean): Promise<InstanceProductRow[]> {
   const viewer = requireViewer(ctx, ['connectivity_check']);
-  return listInstanceProducts(ctx.db, viewer.instanceId, mandatory);
+  return ctx.db.listInstanceProducts(viewer.instanceId, mandatory);
 }
 
 /**
@@ -145,7 +138,7 @@ export async function instanceProducts(ctx: Context, mandatory: boolean): Promis
 export async function createInstanceProduct(ctx: Context, input: unknown): Promise<InstanceProductRow> {
   const viewer = requireViewer(ctx, ['instance_admin']);
   const product = parseInput(instanceProductInputSchema, input, 'The product is invalid.');
-  const [row] = await insertInstanceProducts(ctx.db, viewer.instanceId, [product], ctx.clock.now());
+  const [row] = await ctx.db.insertInstanceProducts(viewer.instanceId, [product], ctx.clock.now());
   if (!row) throw new Error('instance product was not created');
   return row;
 }
@@ -171,7 +164,7 @@ export async function changeInstanceProduct(
 ): Promise<InstanceProductRow> {
   const viewer = requireViewer(ctx, ['instance_admin']);
   const changes = parseInput(updateSchema, input, 'The changes are invalid.');
-  const [current] = await findInstanceProducts(ctx.db, viewer.instanceId, [id]);
+  const [current] = await ctx.db.findInstanceProducts(viewer.instanceId, [id]);
   if (!current) throw notFound('Product', id);
   for (const key of ['mrc', 'nrc'] as const) {
     const value = changes[key];
@@ -181,8 +174,7 @@ export async function changeInstanceProduct(
       ]);
     }
   }
-  const updated = await updateInstanceProduct(
-    ctx.db,
+  const updated = await ctx.db.updateInstanceProduct(
     viewer.instanceId,
     id,
     {

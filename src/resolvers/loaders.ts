@@ -1,21 +1,13 @@
 import DataLoader from 'dataloader';
 import type { Context } from '../context.js';
-import {
-  type AvailabilityRequestRecord,
-  countRequestsOfCustomers,
-  listLatestRequestsOfCustomers,
-  listProductsOfRequests,
-  listSourceOutcomes,
-  type ProductRow,
-  type SourceOutcome,
-} from '../db/queries/availability-requests.js';
-import {
-  type CustomerRecord,
-  findCustomers,
-  listProjectsOfCustomers,
-  type ProjectRow,
-} from '../db/queries/customers.js';
-import { listPricePlans, type PricePlanWithRules } from '../db/queries/price-plans.js';
+import type {
+  AvailabilityRequestRecord,
+  CustomerRecord,
+  PricePlanWithRules,
+  ProductRow,
+  ProjectRow,
+  SourceOutcome,
+} from '../db/rows.js';
 import { AppError } from '../errors.js';
 
 /** Batch loaders of one operation: each turns the N look-ups a list's fields make into one query. */
@@ -53,27 +45,27 @@ export function loadersFor(ctx: Context): Loaders {
   const byLimit = new Map<number, DataLoader<string, AvailabilityRequestRecord[]>>();
   const loaders: Loaders = {
     productsOfRequest: new DataLoader(async (ids) =>
-      groupBy(ids, await listProductsOfRequests(ctx.db, instanceId, ids), (row) => row.availabilityRequestId),
+      groupBy(ids, await ctx.db.listProductsOfRequests(instanceId, ids), (row) => row.availabilityRequestId),
     ),
     sourceOutcomesOfRequest: new DataLoader(async (ids) =>
-      groupBy(ids, await listSourceOutcomes(ctx.db, instanceId, ids), (row) => row.availabilityRequestId),
+      groupBy(ids, await ctx.db.listSourceOutcomes(instanceId, ids), (row) => row.availabilityRequestId),
     ),
     customer: new DataLoader(async (ids) => {
       const found = new Map(
-        (await findCustomers(ctx.db, instanceId, ids)).map((record) => [record.customer.id, record]),
+        (await ctx.db.findCustomers(instanceId, ids)).map((record) => [record.customer.id, record]),
       );
       return ids.map((id) => found.get(id) ?? null);
     }),
     projectsOfCustomer: new DataLoader(async (ids) =>
-      groupBy(ids, await listProjectsOfCustomers(ctx.db, instanceId, ids), (row) => row.customerId),
+      groupBy(ids, await ctx.db.listProjectsOfCustomers(instanceId, ids), (row) => row.customerId),
     ),
     pricePlan: new DataLoader(async (ids) => {
       // An instance has a handful of plans: one read of all of them serves any number of customers.
-      const plans = new Map((await listPricePlans(ctx.db, instanceId)).map((plan) => [plan.id, plan]));
+      const plans = new Map((await ctx.db.listPricePlans(instanceId)).map((plan) => [plan.id, plan]));
       return ids.map((id) => plans.get(id) ?? null);
     }),
     requestCountOfCustomer: new DataLoader(async (ids) => {
-      const counts = await countRequestsOfCustomers(ctx.db, instanceId, ids);
+      const counts = await ctx.db.countRequestsOfCustomers(instanceId, ids);
       return ids.map((id) => counts.get(id) ?? 0);
     }),
     latestRequestsOfCustomer(limit) {
@@ -82,7 +74,7 @@ export function loadersFor(ctx: Context): Loaders {
         loader = new DataLoader(async (ids) =>
           groupBy(
             ids,
-            await listLatestRequestsOfCustomers(ctx.db, instanceId, ids, limit),
+            await ctx.db.listLatestRequestsOfCustomers(instanceId, ids, limit),
             (row) => row.customerId,
           ),
         );

@@ -4,13 +4,11 @@ import {
   type CopiedTable,
   CopyMismatchError,
   copySqliteToPostgres,
+  SourceNotSqliteError,
   TargetNotEmptyError,
 } from '../db/postgres/copy-from-sqlite.js';
 import { openPostgresPool } from '../db/postgres/pool.js';
-import { importCatalog, listSources, type SourceRow } from '../db/queries/catalog.js';
-import type { InstanceProductRow } from '../db/queries/instance-products.js';
-import { listPricePlans, type PricePlanWithRules } from '../db/queries/price-plans.js';
-import { findInstance, type InstanceRow, insertApplication, insertInstance } from '../db/queries/tenancy.js';
+import type { InstanceProductRow, InstanceRow, PricePlanWithRules, SourceRow } from '../db/rows.js';
 import { AppError, notFound } from '../errors.js';
 import { demoCatalogPath, readCatalogFile } from '../gathering/sources/catalog-file.js';
 import { hashCredential, newCredential } from './authentication.js';
@@ -54,10 +52,9 @@ export async function createInstance(
   input: { name: string; code: string; demoCatalog?: boolean },
 ): Promise<{ instance: InstanceRow; catalog: { sources: number; areas: number; offers: number } | null }> {
   const { name, code, demoCatalog } = parseInput(instanceInput, input, 'The instance is invalid.');
-  if (await findInstance(services.db, code))
-    throw new AppError('CONFLICT', `Instance code ${code} is taken.`);
+  if (await services.db.findInstance(code)) throw new AppError('CONFLICT', `Instance code ${code} is taken.`);
   const now = services.clock.now();
-  const instance = await insertInstance(services.db, { name, code, now });
+  const instance = await services.db.insertInstance({ name, code, now });
   await createPricePlansForInstance(
     services,
     instance.id,
@@ -67,7 +64,7 @@ export async function createInstance(
     await importInstanceProducts(services, instance.id, readInstanceProductFile(demoInstanceProductsPath));
   }
   const catalog = demoCatalog
-    ? await importCatalog(services.db, instance.id, readCatalogFile(demoCatalogPath), now)
+    ? await services.db.importCatalog(instance.id, readCatalogFile(demoCatalogPath), now)
     : null;
   return { instance, catalog };
 }
@@ -93,7 +90,7 @@ export async function createApplication(
   const instance = await requireInstance(services, parsed.instance);
   const clientId = `cli_${newCredential().slice(0, 24)}`;
   const clientSecret = newCredential();
-  await insertApplication(services.db, {
+  await services.db.insertApplication({
     instanceId: instance.id,
     name: parsed.name,
     roles: parsed.roles,
@@ -112,9 +109,9 @@ export async function listInstancePricePlans(
   services: Services,
   instance: string,
 ): Promise<PricePlanWithRules[]> {
-  const found = await findInstance(services.db, instance);
+  const found = await services.db.findInstance(instance);
   if (!found) throw notFound('Instance', instance);
-  return listPricePlans(services.db, found.id);
+  return services.db.listPricePlans(found.id);
 }
 
 /**
@@ -146,7 +143,7 @@ export async function assignInstancePricePlan(
 }
 
 async function requireInstance(services: Services, instance: string): Promise<InstanceRow> {
-  const found = await findInstance(services.db, instance);
+  const found = await services.db.findInstance(instance);
   if (!found) throw notFound('Instance', instance);
   return found;
 }
@@ -166,7 +163,7 @@ export async function importInstanceProductFile(
 
 /** The sources of an instance, for an operator. @throws {AppError} `NOT_FOUND` for an unknown instance. */
 export async function listInstanceSources(services: Services, instance: string): Promise<SourceRow[]> {
-  return listSources(services.db, (await requireInstance(services, instance)).id);
+  return services.db.listSources((await requireInstance(services, instance)).id);
 }
 
 /**
@@ -215,6 +212,7 @@ export async function copyDatabaseToPostgres(
   try {
     return await copySqliteToPostgres(services.db, pool);
   } catch (error) {
+    if (error instanceof SourceNotSqliteError) throw new AppError('CONFLICT', error.message);
     if (error instanceof TargetNotEmptyError) throw new AppError('CONFLICT', error.message);
     if (error instanceof CopyMismatchError) throw new AppError('INTERNAL', error.message);
     throw error;

@@ -2,14 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Context, Services } from '../context.js';
-import {
-  findPricePlan,
-  insertPricePlans,
-  listPricePlans,
-  type NewPricePlan,
-  type PricePlanWithRules,
-  setCustomerPricePlan,
-} from '../db/queries/price-plans.js';
+import type { NewPricePlan, PricePlanWithRules } from '../db/rows.js';
 import { AppError, notFound } from '../errors.js';
 import { requireViewer } from './authentication.js';
 import { parseInput } from './validation.js';
@@ -118,16 +111,16 @@ export async function createPricePlansForInstance(
   instanceId: string,
   plans: NewPricePlan[],
 ): Promise<PricePlanWithRules[]> {
-  const existing = new Set((await listPricePlans(services.db, instanceId)).map((plan) => plan.name));
+  const existing = new Set((await services.db.listPricePlans(instanceId)).map((plan) => plan.name));
   const taken = plans.find((plan) => existing.has(plan.name));
   if (taken) throw new AppError('CONFLICT', `A price plan named "${taken.name}" exists already.`);
-  return insertPricePlans(services.db, instanceId, plans, services.clock.now());
+  return services.db.insertPricePlans(instanceId, plans, services.clock.now());
 }
 
 /** The caller's instance's price plans (instance admins only), default first. */
 export async function pricePlans(ctx: Context): Promise<PricePlanWithRules[]> {
   const viewer = requireViewer(ctx, ['instance_admin']);
-  return listPricePlans(ctx.db, viewer.instanceId);
+  return ctx.db.listPricePlans(viewer.instanceId);
 }
 
 /**
@@ -155,9 +148,9 @@ export async function assignPricePlanInInstance(
   instanceId: string,
   input: { customerId: string; pricePlanId: string },
 ): Promise<{ customerId: string; pricePlanId: string }> {
-  if (!(await findPricePlan(services.db, instanceId, input.pricePlanId)))
+  if (!(await services.db.findPricePlan(instanceId, input.pricePlanId)))
     throw notFound('Price plan', input.pricePlanId);
-  const assigned = await setCustomerPricePlan(services.db, {
+  const assigned = await services.db.setCustomerPricePlan({
     instanceId,
     ...input,
     now: services.clock.now(),

@@ -1,12 +1,6 @@
 import { z } from 'zod';
 import type { Context } from '../context.js';
-import {
-  findCustomer,
-  findProject,
-  insertProject,
-  listProjectsPage,
-  type ProjectRecord,
-} from '../db/queries/customers.js';
+import type { ProjectRecord } from '../db/rows.js';
 import { notFound, validationError } from '../errors.js';
 import { requireViewer } from './authentication.js';
 import { customerRoles } from './customers.js';
@@ -29,14 +23,14 @@ export async function createProject(ctx: Context, input: unknown): Promise<Proje
     input,
     'The project is invalid; nothing was created.',
   );
-  const customer = await findCustomer(ctx.db, viewer.instanceId, customerId);
+  const customer = await ctx.db.findCustomer(viewer.instanceId, customerId);
   if (!customer) {
     throw validationError(
       [{ path: '/customerId', message: 'customer was not found' }],
       'The project is invalid; nothing was created.',
     );
   }
-  const project = await insertProject(ctx.db, {
+  const project = await ctx.db.insertProject({
     instanceId: viewer.instanceId,
     customerId,
     name,
@@ -59,9 +53,9 @@ export async function listProjects(
     input,
     'The list parameters are invalid.',
   );
-  if (customerId && !(await findCustomer(ctx.db, viewer.instanceId, customerId)))
+  if (customerId && !(await ctx.db.findCustomer(viewer.instanceId, customerId)))
     throw notFound('Customer', customerId);
-  const { rows, total } = await listProjectsPage(ctx.db, viewer.instanceId, {
+  const { rows, total } = await ctx.db.listProjectsPage(viewer.instanceId, {
     customerId: customerId ?? null,
     offset: pageOffset(page),
     limit: page.pageSize,
@@ -72,8 +66,8 @@ export async function listProjects(
 /** One of the caller's projects with its customer's name, or null (also for another instance's id). */
 export async function findProjectForViewer(ctx: Context, id: string): Promise<ProjectRecord | null> {
   const viewer = requireViewer(ctx, customerRoles);
-  const project = await findProject(ctx.db, viewer.instanceId, id);
+  const project = await ctx.db.findProject(viewer.instanceId, id);
   if (!project) return null;
-  const customer = await findCustomer(ctx.db, viewer.instanceId, project.customerId);
+  const customer = await ctx.db.findCustomer(viewer.instanceId, project.customerId);
   return { project, customerName: customer?.customer.name ?? '' };
 }

@@ -1,11 +1,5 @@
 import type { Context } from '../context.js';
-import type { ProductRow } from '../db/queries/availability-requests.js';
-import {
-  findInstanceProducts,
-  type InstanceProductRow,
-  listInstanceProducts,
-} from '../db/queries/instance-products.js';
-import { findRequestProducts, type NewQuoteLine } from '../db/queries/quotes.js';
+import type { InstanceProductRow, NewQuoteLine, ProductRow } from '../db/rows.js';
 import type { FieldProblem } from '../errors.js';
 
 /** The three product-id arrays of `POST /quotes` and `POST /quotes/{id}/products`, camelCase. */
@@ -78,11 +72,11 @@ export async function buildQuoteLines(
   const problems: FieldProblem[] = [];
   const lines: NewQuoteLine[] = [];
   const requestProducts = new Map(
-    (await findRequestProducts(ctx.db, instanceId, ids.availabilityRequestProductIds)).map((p) => [p.id, p]),
+    (await ctx.db.findRequestProducts(instanceId, ids.availabilityRequestProductIds)).map((p) => [p.id, p]),
   );
   const catalogue = new Map(
     (
-      await findInstanceProducts(ctx.db, instanceId, [...ids.instanceProductIds, ...ids.mandatoryProductIds])
+      await ctx.db.findInstanceProducts(instanceId, [...ids.instanceProductIds, ...ids.mandatoryProductIds])
     ).map((p) => [p.id, p]),
   );
   const take = (line: NewQuoteLine | null, path: string, what: string) => {
@@ -117,7 +111,7 @@ export async function buildQuoteLines(
   });
   // Mandatory products are added in the quote's currency: an instance selling in several currencies keeps
   // one mandatory item per currency, and one in another currency never blocks a quote.
-  for (const product of await listInstanceProducts(ctx.db, instanceId, true)) {
+  for (const product of await ctx.db.listInstanceProducts(instanceId, true)) {
     if (product.currency === currency && !lines.some((line) => line.productId === product.id)) {
       lines.push(catalogueLine(product));
     }

@@ -1,15 +1,6 @@
 import { z } from 'zod';
 import type { Context } from '../context.js';
-import { findCustomer } from '../db/queries/customers.js';
-import {
-  addQuoteLines,
-  countQuotes,
-  findQuote,
-  insertQuote,
-  type QuoteRecord,
-  sliceQuotes,
-} from '../db/queries/quotes.js';
-import { findInstance } from '../db/queries/tenancy.js';
+import type { QuoteRecord } from '../db/rows.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { requireViewer } from './authentication.js';
 import { type Connection, decodeCursor, forwardConnection } from './connection.js';
@@ -60,9 +51,9 @@ export function addDaysUtc(date: Date, days: number): string {
 export async function createQuote(ctx: Context, input: unknown): Promise<QuoteRecord> {
   const viewer = requireViewer(ctx, quoteRoles);
   const fields = parseInput(createQuoteInput, input, 'The quote is invalid; nothing was created.');
-  const instance = await findInstance(ctx.db, viewer.instanceId);
+  const instance = await ctx.db.findInstance(viewer.instanceId);
   if (!instance) throw new AppError('INTERNAL', 'The caller’s instance is missing.');
-  const customer = await findCustomer(ctx.db, viewer.instanceId, fields.customerId);
+  const customer = await ctx.db.findCustomer(viewer.instanceId, fields.customerId);
   if (!customer) {
     throw validationError(
       [{ path: '/customerId', message: 'customer was not found' }],
@@ -73,7 +64,7 @@ export async function createQuote(ctx: Context, input: unknown): Promise<QuoteRe
   const { lines, problems } = await buildQuoteLines(ctx, viewer.instanceId, fields, currency);
   if (problems.length > 0) throw validationError(problems, 'The quote is invalid; nothing was created.');
   const now = ctx.clock.now();
-  const quote = await insertQuote(ctx.db, {
+  const quote = await ctx.db.insertQuote({
     instanceId: viewer.instanceId,
     instanceCode: instance.code,
     customerId: customer.customer.id,
@@ -100,7 +91,7 @@ export async function addQuoteProducts(ctx: Context, quoteId: string, input: unk
   const existing = await getQuote(ctx, quoteId);
   const { lines, problems } = await buildQuoteLines(ctx, viewer.instanceId, ids, existing.quote.currency);
   if (problems.length > 0) throw validationError(problems, 'The products are invalid; none was added.');
-  await addQuoteLines(ctx.db, { instanceId: viewer.instanceId, quoteId, lines, now: ctx.clock.now() });
+  await ctx.db.addQuoteLines({ instanceId: viewer.instanceId, quoteId, lines, now: ctx.clock.now() });
   return getQuote(ctx, quoteId);
 }
 
@@ -110,7 +101,7 @@ export async function addQuoteProducts(ctx: Context, quoteId: string, input: unk
  */
 export async function getQuote(ctx: Context, id: string): Promise<QuoteRecord> {
   const viewer = requireViewer(ctx, quoteRoles);
-  const record = await findQuote(ctx.db, viewer.instanceId, id);
+  const record = await ctx.db.findQuote(viewer.instanceId, id);
   if (!record) throw notFound('Quote', id);
   return record;
 }
@@ -118,7 +109,7 @@ export async function getQuote(ctx: Context, id: string): Promise<QuoteRecord> {
 /** Like {@link getQuote}, null when not found. */
 export async function findQuoteForViewer(ctx: Context, id: string): Promise<QuoteRecord | null> {
   const viewer = requireViewer(ctx, quoteRoles);
-  return (await findQuote(ctx.db, viewer.instanceId, id)) ?? null;
+  return (await ctx.db.findQuote(viewer.instanceId, id)) ?? null;
 }
 
 /** Quote totals: line count and sums of MRC and NRC in minor units (summed as integers, never drifting). */
@@ -156,12 +147,12 @@ export async function quoteConnection(ctx: Context, input: unknown): Promise<Con
   );
   const size = args.first ?? DEFAULT_PAGE_SIZE;
   const after = args.after ? decodeCursor(args.after, positionSchema, '/after') : null;
-  const rows = await sliceQuotes(ctx.db, viewer.instanceId, { after, limit: size + 1 });
+  const rows = await ctx.db.sliceQuotes(viewer.instanceId, { after, limit: size + 1 });
   return forwardConnection(
     rows,
     size,
     after !== null,
     (node) => ({ createdAt: node.quote.createdAt.getTime(), id: node.quote.id }),
-    await countQuotes(ctx.db, viewer.instanceId),
+    await ctx.db.countQuotes(viewer.instanceId),
   );
 }

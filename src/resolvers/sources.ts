@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Context, Services } from '../context.js';
-import { insertSource, listSources, type SourceRow, setSourceEnabled } from '../db/queries/catalog.js';
+import type { SourceRow } from '../db/rows.js';
 import { AppError, notFound } from '../errors.js';
 import { requireViewer } from './authentication.js';
 import { countryCodeSchema } from './availability-options.js';
@@ -34,10 +34,10 @@ export async function registerSourceInInstance(
   input: unknown,
 ): Promise<SourceRow> {
   const source = parseInput(sourceInputSchema, input, 'The source is invalid.');
-  const existing = await listSources(services.db, instanceId);
+  const existing = await services.db.listSources(instanceId);
   if (existing.some((row) => row.key === source.key))
     throw new AppError('CONFLICT', `A source with key ${source.key} exists already.`);
-  return insertSource(services.db, instanceId, { ...source, type: 'http' }, services.clock.now());
+  return services.db.insertSource(instanceId, { ...source, type: 'http' }, services.clock.now());
 }
 
 /**
@@ -50,7 +50,7 @@ export async function setSourceEnabledInInstance(
   id: string,
   enabled: boolean,
 ): Promise<SourceRow> {
-  const row = await setSourceEnabled(services.db, instanceId, id, enabled, services.clock.now());
+  const row = await services.db.setSourceEnabled(instanceId, id, enabled, services.clock.now());
   if (!row) throw notFound('Source', id);
   return row;
 }
@@ -58,7 +58,7 @@ export async function setSourceEnabledInInstance(
 /** The caller's instance's sources (instance admins only). */
 export async function sources(ctx: Context): Promise<SourceRow[]> {
   const viewer = requireViewer(ctx, ['instance_admin']);
-  return listSources(ctx.db, viewer.instanceId);
+  return ctx.db.listSources(viewer.instanceId);
 }
 
 /** Registers an `http` source in the caller's instance (instance admins only). */

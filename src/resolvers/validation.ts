@@ -33,9 +33,17 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, messa
   throw error;
 }
 
+/** Why a string cannot be stored as text, or null when it can. */
+function textProblem(value: string): string | null {
+  if (!value.isWellFormed()) return 'is not valid Unicode text';
+  if (value.includes('\u0000')) return 'may not contain the NUL character (U+0000)';
+  return null;
+}
+
 /**
  * Strings that are not well-formed UTF-16 (lone surrogates) cannot be stored as text: SQLite would keep
- * replacement characters instead, so what is read back would differ from what was accepted. Keys and
+ * replacement characters instead, so what is read back would differ from what was accepted. Nor can a
+ * NUL character (U+0000): PostgreSQL's `text` refuses it, so both stores refuse it alike. Keys and
  * values at any depth are checked; `path` is the walk's position, a problem's pointer is built only for a
  * problem (a batch of 100 addresses has about a thousand strings).
  */
@@ -45,7 +53,8 @@ function malformedText(
   problems: FieldProblem[] = [],
 ): FieldProblem[] {
   if (typeof value === 'string') {
-    if (!value.isWellFormed()) problems.push({ path: pointer(path), message: 'is not valid Unicode text' });
+    const problem = textProblem(value);
+    if (problem) problems.push({ path: pointer(path), message: problem });
   } else if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) {
       path.push(index);
@@ -55,7 +64,8 @@ function malformedText(
   } else if (value !== null && typeof value === 'object') {
     for (const key of Object.keys(value)) {
       path.push(key);
-      if (!key.isWellFormed()) problems.push({ path: pointer(path), message: 'is not valid Unicode text' });
+      const problem = textProblem(key);
+      if (problem) problems.push({ path: pointer(path), message: problem });
       malformedText((value as Record<string, unknown>)[key], path, problems);
       path.pop();
     }

@@ -1,12 +1,14 @@
 import type {
   AvailabilityRequestRecord,
+  CustomerRecord,
+  InstanceProductRow,
   ProductRow,
+  ProjectRecord,
+  QuoteLineRow,
+  QuoteRecord,
   ShownAddress,
   SourceOutcome,
-} from '../db/queries/availability-requests.js';
-import type { CustomerRecord, ProjectRecord } from '../db/queries/customers.js';
-import type { InstanceProductRow } from '../db/queries/instance-products.js';
-import type { QuoteLineRow, QuoteRecord } from '../db/queries/quotes.js';
+} from '../db/rows.js';
 import { toMajorUnits } from '../money.js';
 import type { AuthenticationResult } from '../resolvers/authentication.js';
 import type { AvailabilityOptions } from '../resolvers/availability-options.js';

@@ -1,10 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { Context } from '../context.js';
-import {
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  releaseIdempotencyKey,
-} from '../db/queries/idempotency.js';
 import { AppError } from '../errors.js';
 import { toProblem } from './problem.js';
 
@@ -41,7 +36,7 @@ export async function withIdempotency(
   const requestHash = createHash('sha256')
     .update(`${request.method} ${request.path}\n${JSON.stringify(request.body ?? null)}`)
     .digest('hex');
-  const claim = await claimIdempotencyKey(ctx.db, {
+  const claim = await ctx.db.claimIdempotencyKey({
     instanceId,
     key,
     requestHash,
@@ -62,11 +57,11 @@ export async function withIdempotency(
     result = await run();
   } catch (error) {
     if (!(error instanceof AppError) || error.code === 'INTERNAL') {
-      await releaseIdempotencyKey(ctx.db, { instanceId, key });
+      await ctx.db.releaseIdempotencyKey({ instanceId, key });
       throw error;
     }
     const problem = toProblem(error);
-    await completeIdempotencyKey(ctx.db, {
+    await ctx.db.completeIdempotencyKey({
       instanceId,
       key,
       status: problem.status,
@@ -74,7 +69,7 @@ export async function withIdempotency(
     });
     throw error;
   }
-  await completeIdempotencyKey(ctx.db, {
+  await ctx.db.completeIdempotencyKey({
     instanceId,
     key,
     status: result.status,

@@ -1,10 +1,5 @@
-import type {
-  AvailabilityRequestRecord,
-  ProductRow,
-  ShownAddress,
-  SourceOutcome,
-} from '../db/queries/availability-requests.js';
-import { availabilityRequestStatuses, gatheringTaskStatuses } from '../db/schema/index.js';
+import type { AvailabilityRequestRecord, ProductRow, ShownAddress, SourceOutcome } from '../db/rows.js';
+import { availabilityRequestStatuses, gatheringTaskStatuses } from '../db/rows.js';
 import { toMajorUnits } from '../money.js';
 import { availabilityRequestUpdates } from '../resolvers/availability-events.js';
 import { availabilityRequestConnection } from '../resolvers/availability-request-connection.js';

@@ -1,5 +1,5 @@
 import { resolveArrayConnection } from '@pothos/plugin-relay';
-import type { CustomerRecord, FinancialDetailsRow, ProjectRecord } from '../db/queries/customers.js';
+import type { CustomerRecord, FinancialDetailsRow, ProjectRecord } from '../db/rows.js';
 import { availabilityRequestConnection } from '../resolvers/availability-request-connection.js';
 import {
   autoNumber,

@@ -1,5 +1,4 @@
-import type { CustomerRecord } from '../db/queries/customers.js';
-import type { PricePlanWithRules } from '../db/queries/price-plans.js';
+import type { CustomerRecord, PricePlanWithRules } from '../db/rows.js';
 import type { PricingRule } from '../gathering/pricing.js';
 import { getCustomer } from '../resolvers/customers.js';
 import { assignPricePlan, createPricePlan, pricePlans } from '../resolvers/price-plans.js';

@@ -1,6 +1,5 @@
-import type { InstanceProductRow } from '../db/queries/instance-products.js';
-import type { QuoteLineRow, QuoteRecord } from '../db/queries/quotes.js';
-import { quoteLineKinds } from '../db/schema/index.js';
+import type { InstanceProductRow, QuoteLineRow, QuoteRecord } from '../db/rows.js';
+import { quoteLineKinds } from '../db/rows.js';
 import { toMajorUnits } from '../money.js';
 import { findCustomerForViewer } from '../resolvers/customers.js';
 import {

@@ -1,4 +1,4 @@
-import type { SourceRow } from '../db/queries/catalog.js';
+import type { SourceRow } from '../db/rows.js';
 import { enableSource, registerSource, sources } from '../resolvers/sources.js';
 import { builder } from './builder.js';
 import { withoutNulls } from './inputs.js';

@@ -4,9 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Services } from '../context.js';
 import { serveDashboard } from '../dashboard/serve.js';
-import { closeDatabase } from '../db/client.js';
-import type { SourceType } from '../db/schema/index.js';
-import { startWalCheckpoints, type WalCheckpoints } from '../db/wal-checkpoints.js';
+import type { SourceType } from '../db/rows.js';
 import { AppError } from '../errors.js';
 import { createCatalogSource } from '../gathering/sources/catalog.js';
 import { createHttpSource } from '../gathering/sources/http.js';
@@ -49,17 +47,14 @@ export interface App {
   metrics: AppMetrics;
   /** graphql-ws subscriptions, grouped to share one execution per event (for their counts). */
   subscriptions: SharedSubscriptions;
-  /** WAL checkpoints on their own thread; null for an in-memory database. */
-  checkpoints: WalCheckpoints | null;
   /** What `/readyz` answers right now; `not_ready` from the moment {@link stop} is called. */
-  readiness(): Readiness;
+  readiness(): Promise<Readiness>;
   stop(): Promise<void>;
 }
 
 /**
  * Starts the whole service on one port: REST routes, `/graphql`, health probes (`/healthz`, `/readyz`),
- * Prometheus metrics (`/metrics`), the in-process gathering worker, and WAL checkpoints on a thread of
- * their own (`startWalCheckpoints`). Every HTTP request is logged once
+ * Prometheus metrics (`/metrics`) and the in-process gathering worker, on the store `DATABASE_URL` selects. Every HTTP request is logged once
  * with a request id (see `createRequestLogger`). `PORT=0` picks a free port (tests); `startWorker: false`
  * leaves the worker for the caller to start (tests that must see requests while still pending).
  */
@@ -69,12 +64,6 @@ export async function startApp(
 ): Promise<App> {
   let worker: GatheringWorker | null = null;
   const services = await createServices(config, { ...options, wakeGathering: () => worker?.wake() });
-  const checkpoints =
-    config.DATABASE_URL === ':memory:'
-      ? null
-      : startWalCheckpoints(services.db, config.DATABASE_URL, {
-          logger: services.logger.child({ component: 'database' }),
-        });
   const mercure = new MercureHub(services, {
     historySize: config.MERCURE_HISTORY_SIZE,
     keepAliveMs: config.MERCURE_KEEPALIVE_SECONDS * 1000,
@@ -103,14 +92,8 @@ export async function startApp(
   });
   const yoga = createGraphQLServer(services, { plugins: [metrics.graphqlPlugin] });
   let stopping: Promise<void> | null = null;
-  const readiness = (): Readiness => {
-    const database = (() => {
-      try {
-        return services.db.$client.prepare('select 1 as ok').get() !== undefined;
-      } catch {
-        return false;
-      }
-    })();
+  const readiness = async (): Promise<Readiness> => {
+    const database = await services.db.ping();
     const ok = database && worker.running && stopping === null;
     return { status: ok ? 'ready' : 'not_ready', database, worker: worker.running };
   };
@@ -125,7 +108,7 @@ export async function startApp(
     if (url.pathname === MERCURE_HUB_PATH) return mercure.handle(req, res, url);
     if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (url.pathname === '/readyz') {
-      const state = readiness();
+      const state = await readiness();
       return sendJson(res, state.status === 'ready' ? 200 : 503, state);
     }
     if (url.pathname === '/metrics') return metrics.serve(req, res);
@@ -153,8 +136,6 @@ export async function startApp(
     onSubscription: metrics.countSubscription,
   });
   if (options.startWorker !== false) worker.start();
-  // Started once the checkpoint thread answered (or failed, and checkpoints stayed inline).
-  await checkpoints?.started;
   const { port } = server.address() as AddressInfo;
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
   return {
@@ -165,7 +146,6 @@ export async function startApp(
     mercure,
     metrics,
     subscriptions: webSockets.subscriptions,
-    checkpoints,
     readiness,
     stop: () => {
       stopping ??= (async () => {
@@ -176,8 +156,7 @@ export async function startApp(
         await worker.stop();
         server.closeAllConnections();
         await closed;
-        await checkpoints?.stop();
-        closeDatabase(services.db);
+        await services.db.close();
       })();
       return stopping;
     },

@@ -2,11 +2,6 @@ import { createHash } from 'node:crypto';
 import { type ExecutionResult, getOperationAST, parse } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
-import {
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  releaseIdempotencyKey,
-} from '../db/queries/idempotency.js';
 import { AppError } from '../errors.js';
 import { viewerForToken } from '../resolvers/authentication.js';
 import { IDEMPOTENCY_TTL_MS } from '../rest/idempotency.js';
@@ -71,7 +66,7 @@ export function graphqlIdempotency(services: Services): Plugin {
         const requestHash = createHash('sha256')
           .update(JSON.stringify([params.query, params.operationName ?? null, params.variables ?? null]))
           .digest('hex');
-        const claim = await claimIdempotencyKey(services.db, {
+        const claim = await services.db.claimIdempotencyKey({
           instanceId,
           key,
           requestHash,
@@ -88,10 +83,10 @@ export function graphqlIdempotency(services: Services): Plugin {
         try {
           const result = await paramsHandler(payload);
           if (Symbol.asyncIterator in result) {
-            await releaseIdempotencyKey(services.db, { instanceId, key });
+            await services.db.releaseIdempotencyKey({ instanceId, key });
             return result;
           }
-          await completeIdempotencyKey(services.db, {
+          await services.db.completeIdempotencyKey({
             instanceId,
             key,
             status: 200,
@@ -99,7 +94,7 @@ export function graphqlIdempotency(services: Services): Plugin {
           });
           return result;
         } catch (error) {
-          await releaseIdempotencyKey(services.db, { instanceId, key });
+          await services.db.releaseIdempotencyKey({ instanceId, key });
           throw error;
         }
       });

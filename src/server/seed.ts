@@ -1,5 +1,4 @@
 import type { Services } from '../context.js';
-import { countInstances } from '../db/queries/tenancy.js';
 import { createApplication, createInstance } from '../resolvers/operator.js';
 
 /** Credentials of the seeded demo instance, shown once on first start. */
@@ -16,7 +15,7 @@ export interface DemoSeed {
  * database already had instances.
  */
 export async function seedDemoInstance(services: Services): Promise<DemoSeed | null> {
-  if ((await countInstances(services.db)) > 0) return null;
+  if ((await services.db.countInstances()) > 0) return null;
   const { instance } = await createInstance(services, {
     name: 'Demo Telecom',
     code: 'DEMO',

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Services } from '../context.js';
-import { openDatabase } from '../db/client.js';
-import { getOrCreateSetting } from '../db/queries/tenancy.js';
+import { openStore } from '../db/open.js';
 import { createEventBus } from '../events.js';
 import { createOfflineGeocoder, createPdokGeocoder } from '../geo/index.js';
 import { createLogger, type Logger } from '../logger.js';
@@ -24,18 +23,21 @@ function importSigningKey(secret: string): Promise<CryptoKey> {
 }
 
 /**
- * Opens the database (applying migrations) and builds the shared services. The `sse_jwt` signing key is
+ * Opens the store `DATABASE_URL` selects (applying migrations) and builds the shared services. The `sse_jwt` signing key is
  * `TOKEN_SIGNING_SECRET` when set, else a random secret generated on first start and kept in the database.
  */
 export async function createServices(
   config: Config,
   options: { clock?: Clock; logger?: Logger; wakeGathering?: () => void } = {},
 ): Promise<Services> {
-  const db = openDatabase(config.DATABASE_URL);
+  const logger = options.logger ?? createLogger(config.LOG_LEVEL);
+  const db = await openStore(config.DATABASE_URL, {
+    poolSize: config.DATABASE_POOL_SIZE,
+    logger: logger.child({ component: 'database' }),
+  });
   const secret =
     config.TOKEN_SIGNING_SECRET ??
-    (await getOrCreateSetting(db, 'token_signing_secret', randomBytes(48).toString('base64url')));
-  const logger = options.logger ?? createLogger(config.LOG_LEVEL);
+    (await db.getOrCreateSetting('token_signing_secret', randomBytes(48).toString('base64url')));
   const offline = createOfflineGeocoder();
   return {
     db,

@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -11,6 +12,7 @@ import {
 import { runCli } from '../helpers/cli.js';
 
 const database = tempDatabasePath();
+const files = mkdtempSync(join(tmpdir(), 'gateway-import-'));
 let server: TestServer;
 let tenant: TestTenant;
 let fileCount = 0;
@@ -24,12 +26,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
   database.remove();
+  rmSync(files, { recursive: true, force: true });
 });
 
-/** Writes an import file next to the test database and answers its path. */
+/** Writes an import file to the test's folder and answers its path. */
 function importFile(content: unknown): string {
   fileCount += 1;
-  const path = join(database.path, '..', `products-${fileCount}.json`);
+  const path = join(files, `products-${fileCount}.json`);
   writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
   return path;
 }

@@ -33,7 +33,7 @@ const {
   requestSubscription,
 } = relayRuntime;
 
-const relayDirectory = fileURLToPath(new URL('./relay/', import.meta.url));
+const relayDirectory = fileURLToPath(new URL('./relay', import.meta.url));
 const relayCompiler = fileURLToPath(new URL('../../node_modules/.bin/relay-compiler', import.meta.url));
 
 /** What the gateway answered to one operation Relay sent: the HTTP status and the parsed body. */

@@ -18,8 +18,8 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
-const RESULTS_DIR = fileURLToPath(new URL('../../test-results/', import.meta.url));
-const STATIC_DIR = fileURLToPath(new URL('../../src/dashboard/static/', import.meta.url));
+const RESULTS_DIR = fileURLToPath(new URL('../../test-results', import.meta.url));
+const STATIC_DIR = fileURLToPath(new URL('../../src/dashboard/static', import.meta.url));
 /** Every file the dashboard is made of: the page, its ES modules and its stylesheets. */
 const STATIC_FILES = readdirSync(STATIC_DIR).sort();
 const STYLESHEETS = STATIC_FILES.filter((file) => file.endsWith('.css'));

@@ -6,12 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const drizzleKit = join(root, 'node_modules/.bin/drizzle-kit');
 
 describe('committed migrations', () => {
   it.each([
-    { dialect: 'sqlite', schema: 'src/db/schema/index.ts', migrations: 'src/db/migrations' },
+    { dialect: 'sqlite', schema: 'src/db/sqlite/schema/index.ts', migrations: 'src/db/sqlite/migrations' },
     {
       dialect: 'postgresql',
       schema: 'src/db/postgres/schema/index.ts',

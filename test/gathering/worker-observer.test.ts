@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Services } from '../../src/context.js';
-import { closeDatabase } from '../../src/db/client.js';
 import { createCatalogSource } from '../../src/gathering/sources/catalog.js';
 import { type SourceAdapter, SourceError } from '../../src/gathering/sources/types.js';
 import type { GatheringTaskSettled, GatheringWorker } from '../../src/gathering/worker.js';
@@ -22,7 +21,7 @@ describe('GatheringWorker observers', () => {
   });
   afterEach(async () => {
     await worker?.stop();
-    closeDatabase(services.db);
+    await services.db.close();
     removeDatabase();
   });
   const requestAtExampleAddress = () => demoRequest(services, 'OBS');

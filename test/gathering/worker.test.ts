@@ -1,7 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Services } from '../../src/context.js';
-import { closeDatabase } from '../../src/db/client.js';
-import { listProductsOfRequests, listSourceOutcomes } from '../../src/db/queries/availability-requests.js';
 import { createCatalogSource } from '../../src/gathering/sources/catalog.js';
 import { type SourceAdapter, SourceError } from '../../src/gathering/sources/types.js';
 import { type GatheringWorker, retryDelayMs } from '../../src/gathering/worker.js';
@@ -23,7 +21,7 @@ describe('GatheringWorker', () => {
   });
   afterEach(async () => {
     await worker?.stop();
-    closeDatabase(services.db);
+    await services.db.close();
     removeDatabase();
   });
   const requestAtExampleAddress = () => demoRequest(services, 'WRK');
@@ -54,7 +52,7 @@ describe('GatheringWorker', () => {
       (record) => record.request.status === 'completed',
     );
 
-    const outcomes = await listSourceOutcomes(services.db, ctx.viewer?.instanceId ?? '', [id]);
+    const outcomes = await services.db.listSourceOutcomes(ctx.viewer?.instanceId ?? '', [id]);
     const byName = Object.fromEntries(outcomes.map((o) => [o.sourceName, o]));
     expect(byName.Colt).toEqual({
       availabilityRequestId: id,
@@ -75,7 +73,7 @@ describe('GatheringWorker', () => {
     expect(byName.Tele2?.productCount).toBeGreaterThan(0);
     const record = await getAvailabilityRequest(ctx, id);
     expect([record.request.sourcesFinished, record.request.sourcesTotal]).toEqual([7, 7]);
-    const products = await listProductsOfRequests(services.db, ctx.viewer?.instanceId ?? '', [id]);
+    const products = await services.db.listProductsOfRequests(ctx.viewer?.instanceId ?? '', [id]);
     expect(products.some((p) => p.network === 'Colt')).toBe(false);
     expect(new Set(products.map((p) => p.network))).toEqual(new Set(['Eurofiber', 'KPN', 'Tele2', 'Ziggo']));
   });
@@ -97,7 +95,7 @@ describe('GatheringWorker', () => {
       (record) => record.request.status === 'completed',
     );
 
-    const outcomes = await listSourceOutcomes(services.db, ctx.viewer?.instanceId ?? '', [id]);
+    const outcomes = await services.db.listSourceOutcomes(ctx.viewer?.instanceId ?? '', [id]);
     const ziggo = outcomes.find((o) => o.sourceName === 'Ziggo');
     expect([ziggo?.status, ziggo?.attempts, ziggo?.errorCode]).toEqual(['failed', 3, 'TIMEOUT']);
   });
@@ -116,7 +114,7 @@ describe('GatheringWorker', () => {
       (record) => record.request.status === 'completed',
     );
 
-    const outcomes = await listSourceOutcomes(services.db, ctx.viewer?.instanceId ?? '', [id]);
+    const outcomes = await services.db.listSourceOutcomes(ctx.viewer?.instanceId ?? '', [id]);
     expect(new Set(outcomes.map((o) => `${o.status} ${o.errorCode} ${o.errorMessage}`))).toEqual(
       new Set(['failed SOURCE_ERROR The source failed unexpectedly.']),
     );

@@ -7,11 +7,23 @@ import { createApplication, createInstance } from '../../src/resolvers/operator.
 import { type App, startApp } from '../../src/server/app.js';
 import { ShiftedClock } from './clock.js';
 import { isRestPath, validateRestResponse } from './openapi.js';
+import { createTemplateDatabase, testStore } from './store.js';
 
-/** A fresh temporary directory for one test's database files; removed by the returned function. */
-export function tempDatabasePath(): { path: string; remove(): void } {
+/** A fresh temporary directory for one test's SQLite files; removed by the returned function. */
+export function tempSqlitePath(): { path: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
   return { path: join(dir, 'gateway.db'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A fresh, empty database of the store under test (`TEST_DATABASE`, see `test/helpers/store.ts`) for one
+ * test: `path` is the `DATABASE_URL` — a temporary SQLite file, or a new PostgreSQL database — and
+ * `remove()` deletes it.
+ */
+export function tempDatabasePath(): { path: string; remove(): void } {
+  if (testStore === 'sqlite') return tempSqlitePath();
+  const database = createTemplateDatabase();
+  return { path: database.url, remove: () => database.drop() };
 }
 
 /** Configuration for a test server: random port on 127.0.0.1, silent logs, no demo seed. */

@@ -1,8 +1,5 @@
-import { count, getTableName, is } from 'drizzle-orm';
-import { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { type GraphQLInputType, type GraphQLObjectType, getNamedType, isInputObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as tables from '../../src/db/schema/index.js';
 import { type IdKind, newId } from '../../src/ids.js';
 import { schema } from '../../src/schema/index.js';
 import {
@@ -13,6 +10,7 @@ import {
   type TestTenant,
   waitFor,
 } from '../helpers/app.js';
+import { countEveryTable } from '../helpers/store.js';
 
 /**
  * Tenant isolation of the GraphQL schema, generated from its root fields: every `ID` a query or mutation
@@ -189,19 +187,9 @@ function idSlots(): string[] {
   );
 }
 
-const allTables = (Object.values(tables) as unknown[]).filter((value): value is SQLiteTable =>
-  is(value, SQLiteTable),
-);
-
 /** Rows in every table of the database. */
-function rowCounts(server: TestServer): Record<string, number> {
-  const { db } = server.app.services;
-  return Object.fromEntries(
-    allTables.map((table) => [
-      getTableName(table),
-      db.select({ rows: count() }).from(table).get()?.rows ?? 0,
-    ]),
-  );
+function rowCounts(server: TestServer): Promise<Record<string, number>> {
+  return countEveryTable(server.app.services.db);
 }
 
 /** A document with one id replaced by a placeholder, to compare answers about different ids. */
@@ -298,12 +286,12 @@ describe('GraphQL tenant isolation', () => {
         const { query, variables } = check.operation(id, ofB);
         return b.api.graphql(query, variables);
       };
-      const before = { rows: rowCounts(server), objects: await snapshotOfA() };
+      const before = { rows: await rowCounts(server), objects: await snapshotOfA() };
 
       const unknown = await run(unknownId);
       const foreign = await run(foreignId);
 
-      expect({ rows: rowCounts(server), objects: await snapshotOfA() }).toEqual(before);
+      expect({ rows: await rowCounts(server), objects: await snapshotOfA() }).toEqual(before);
       if (check.expects === null) {
         expect(unknown.errors).toBeUndefined();
         expect(Object.values(unknown.data ?? {})).toEqual([null]);

@@ -1,7 +1,4 @@
-import { count, getTableName, is } from 'drizzle-orm';
-import { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as tables from '../../src/db/schema/index.js';
 import { type IdKind, idPrefixes, newId } from '../../src/ids.js';
 import { snakeKey } from '../../src/rest/keys.js';
 import { type Route, routes } from '../../src/rest/routes.js';
@@ -13,6 +10,7 @@ import {
   type TestTenant,
   waitFor,
 } from '../helpers/app.js';
+import { countEveryTable } from '../helpers/store.js';
 
 /**
  * Tenant isolation of the REST surface, generated from the route table: every id a route takes (path
@@ -190,19 +188,9 @@ async function bodyIdSlots(api: ApiClient, route: Route): Promise<Slot[] | null>
   return conclusive ? [...taken] : null;
 }
 
-const allTables = (Object.values(tables) as unknown[]).filter((value): value is SQLiteTable =>
-  is(value, SQLiteTable),
-);
-
 /** Rows in every table of the database. */
-function rowCounts(server: TestServer): Record<string, number> {
-  const { db } = server.app.services;
-  return Object.fromEntries(
-    allTables.map((table) => [
-      getTableName(table),
-      db.select({ rows: count() }).from(table).get()?.rows ?? 0,
-    ]),
-  );
+function rowCounts(server: TestServer): Promise<Record<string, number>> {
+  return countEveryTable(server.app.services.db);
 }
 
 /** A document with one id replaced by a placeholder, to compare answers about different ids. */
@@ -292,12 +280,12 @@ describe('REST tenant isolation', () => {
         const { method, path, body } = check.request(id, ofB);
         return b.api.request(method, path, body === undefined ? {} : { body });
       };
-      const before = rowCounts(server);
+      const before = await rowCounts(server);
 
       const unknown = await send(unknownId);
       const foreign = await send(foreignId);
 
-      expect(rowCounts(server)).toEqual(before);
+      expect(await rowCounts(server)).toEqual(before);
       expect(unknown.status).toBe(slot.startsWith('body:') ? 422 : 404);
       expect(foreign.status).toBe(unknown.status);
       expect(foreign.headers.get('content-type')).toBe(unknown.headers.get('content-type'));

@@ -1,5 +1,3 @@
-import { count, getTableName, is } from 'drizzle-orm';
-import { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import fc from 'fast-check';
 import {
   type GraphQLField,
@@ -10,9 +8,9 @@ import {
   isNonNullType,
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as tables from '../../src/db/schema/index.js';
 import { schema } from '../../src/schema/index.js';
 import { type Json, startTestServer, type TestServer, type TestTenant, waitFor } from '../helpers/app.js';
+import { countEveryTable } from '../helpers/store.js';
 
 /**
  * Property-based tests of the GraphQL mutation inputs: inputs generated from the schema's own input
@@ -142,24 +140,14 @@ function document(field: GraphQLField<unknown, unknown>): string {
   return `mutation (${variables}) { ${field.name}(${args}) { __typename } }`;
 }
 
-const allTables = (Object.values(tables) as unknown[]).filter((value): value is SQLiteTable =>
-  is(value, SQLiteTable),
-);
-
 /** Rows in every table of the database. */
-function rowCounts(server: TestServer): Record<string, number> {
-  const { db } = server.app.services;
-  return Object.fromEntries(
-    allTables.map((table) => [
-      getTableName(table),
-      db.select({ rows: count() }).from(table).get()?.rows ?? 0,
-    ]),
-  );
+function rowCounts(server: TestServer): Promise<Record<string, number>> {
+  return countEveryTable(server.app.services.db);
 }
 
 /** Runs one mutation and checks: no 5xx, no unexpected error, and on any error no row written. */
 async function check(field: GraphQLField<unknown, unknown>, variables: unknown): Promise<boolean> {
-  const before = rowCounts(server);
+  const before = await rowCounts(server);
   const response = await tenant.api.request('POST', '/graphql', {
     raw: serialise({ query: document(field), variables }),
     headers: { 'content-type': 'application/json' },
@@ -168,7 +156,7 @@ async function check(field: GraphQLField<unknown, unknown>, variables: unknown):
   const errors: Json[] = response.body.errors ?? [];
   expect(errors.filter((error) => error.extensions?.code === 'INTERNAL_SERVER_ERROR')).toEqual([]);
   expect(errors.filter((error) => error.message === 'Unexpected error.')).toEqual([]);
-  if (errors.length > 0) expect(rowCounts(server)).toEqual(before);
+  if (errors.length > 0) expect(await rowCounts(server)).toEqual(before);
   else expect(response.body.data[field.name]).toEqual({ __typename: expect.any(String) });
   return errors.length === 0;
 }

@@ -1,8 +1,5 @@
-import { count, getTableName, is } from 'drizzle-orm';
-import { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as tables from '../../src/db/schema/index.js';
 import { routes } from '../../src/rest/routes.js';
 import {
   type ApiClient,
@@ -12,6 +9,7 @@ import {
   type TestTenant,
   waitFor,
 } from '../helpers/app.js';
+import { countEveryTable } from '../helpers/store.js';
 
 /**
  * Property-based tests of every REST body: arbitrary JSON and mutations of a valid body never give a 5xx,
@@ -121,19 +119,9 @@ function mutate(valid: unknown, mutations: Mutation[]): unknown {
   return holder.body;
 }
 
-const allTables = (Object.values(tables) as unknown[]).filter((value): value is SQLiteTable =>
-  is(value, SQLiteTable),
-);
-
 /** Rows in every table of the database. */
-function rowCounts(server: TestServer): Record<string, number> {
-  const { db } = server.app.services;
-  return Object.fromEntries(
-    allTables.map((table) => [
-      getTableName(table),
-      db.select({ rows: count() }).from(table).get()?.rows ?? 0,
-    ]),
-  );
+function rowCounts(server: TestServer): Promise<Record<string, number>> {
+  return countEveryTable(server.app.services.db);
 }
 
 /** A POST route as the properties drive it: where to send, as whom, what succeeds, and valid bodies. */
@@ -240,12 +228,12 @@ const fixtures: Record<string, BodyFixture> = {
 /** Sends one body and checks the outcome: no 5xx; an error writes nothing; a success has the route's status. */
 async function check(fixture: BodyFixture, body: unknown | { raw: string }): Promise<number> {
   const raw = typeof body === 'object' && body !== null && 'raw' in body ? String(body.raw) : serialise(body);
-  const before = rowCounts(server);
+  const before = await rowCounts(server);
   const response = await fixture
     .api()
     .request('POST', fixture.path(), { raw, headers: { 'content-type': 'application/json' } });
   expect(response.status).toBeLessThan(500);
-  if (response.status >= 400) expect(rowCounts(server)).toEqual(before);
+  if (response.status >= 400) expect(await rowCounts(server)).toEqual(before);
   else expect(response.status).toBe(fixture.success);
   return response.status;
 }

@@ -1,6 +1,4 @@
-import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addresses, availabilityRequests, gatheringTasks } from '../../src/db/schema/index.js';
 import {
   contractExampleBatch,
   type Json,
@@ -9,6 +7,7 @@ import {
   type TestTenant,
   waitFor,
 } from '../helpers/app.js';
+import { countStoredRows } from '../helpers/store.js';
 
 const problemType = 'application/problem+json; charset=utf-8';
 const valid = contractExampleBatch[0];
@@ -23,12 +22,12 @@ describe('availability requests: bad input is refused and writes nothing', () =>
   });
   afterAll(() => server.close());
 
-  const rowCounts = () => {
-    const { db } = server.app.services;
-    return [addresses, availabilityRequests, gatheringTasks].map(
-      (table) => db.select({ n: count() }).from(table).get()?.n,
+  const rowCounts = () =>
+    Promise.all(
+      (['addresses', 'availabilityRequests', 'gatheringTasks'] as const).map((table) =>
+        countStoredRows(server.app.services.db, table),
+      ),
     );
-  };
 
   const expectRejected = async (
     response: { status: number; headers: Headers; body: Json },
@@ -39,11 +38,11 @@ describe('availability requests: bad input is refused and writes nothing', () =>
     expect(response.headers.get('content-type')).toBe(problemType);
     expect(response.body.status).toBe(status);
     expect(JSON.stringify(response.body)).not.toMatch(/sqlite|stack|at .*\.ts/i);
-    expect(rowCounts()).toEqual(before);
+    expect(await rowCounts()).toEqual(before);
   };
 
   it('when one element of a batch has a bad postal code, then the batch is refused naming that element', async () => {
-    const before = rowCounts();
+    const before = await rowCounts();
 
     const response = await tenant.api.post('/availability-requests', [
       valid,
@@ -61,7 +60,7 @@ describe('availability requests: bad input is refused and writes nothing', () =>
   });
 
   it('when a required field is missing, then it names it', async () => {
-    const before = rowCounts();
+    const before = await rowCounts();
 
     const response = await tenant.api.post('/availability-requests', [
       { address: { country_code: 'NL', postal_code: '1016XA' } },
@@ -74,7 +73,7 @@ describe('availability requests: bad input is refused and writes nothing', () =>
   });
 
   it('when a filter value is unknown, then it names the value’s position', async () => {
-    const before = rowCounts();
+    const before = await rowCounts();
 
     const response = await tenant.api.post('/availability-requests', [
       {
@@ -121,7 +120,7 @@ describe('availability requests: bad input is refused and writes nothing', () =>
       [{ path: '/0/customer_id', message: 'customer was not found' }],
     ],
   ])('when the body is %s, then it answers 422', async (_name, body, errors) => {
-    const before = rowCounts();
+    const before = await rowCounts();
 
     const response = await tenant.api.post('/availability-requests', body);
 
@@ -130,7 +129,7 @@ describe('availability requests: bad input is refused and writes nothing', () =>
   });
 
   it('when the body is not JSON, then it answers 400', async () => {
-    const before = rowCounts();
+    const before = await rowCounts();
 
     const response = await tenant.api.request('POST', '/availability-requests', {
       raw: '[{"address": ',
@@ -142,7 +141,7 @@ describe('availability requests: bad input is refused and writes nothing', () =>
   });
 
   it('when the body is not sent as JSON, then it answers 415', async () => {
-    const before = rowCounts();
+    const before = await rowCounts();
 
     const response = await tenant.api.request('POST', '/availability-requests', {
       raw: JSON.stringify([valid]),
@@ -153,7 +152,7 @@ describe('availability requests: bad input is refused and writes nothing', () =>
   });
 
   it('when the body is over 1 MiB, then it answers 413', async () => {
-    const before = rowCounts();
+    const before = await rowCounts();
 
     const response = await tenant.api.request('POST', '/availability-requests', {
       raw: JSON.stringify([{ address: { ...valid.address, street: 'x'.repeat(1024 * 1024) } }]),
@@ -164,7 +163,7 @@ describe('availability requests: bad input is refused and writes nothing', () =>
   });
 
   it('when no token is sent, then it answers 401 and creates nothing', async () => {
-    const before = rowCounts();
+    const before = await rowCounts();
 
     const response = await server.anonymous.post('/availability-requests', [valid]);
 
@@ -174,7 +173,7 @@ describe('availability requests: bad input is refused and writes nothing', () =>
   it('when the token has expired, then it answers 401 and creates nothing', async () => {
     const fresh = await server.tenant();
     server.clock.advance(60 * 60 * 1000 + 1);
-    const before = rowCounts();
+    const before = await rowCounts();
 
     const response = await fresh.api.post('/availability-requests', [valid]);
 

@@ -1,7 +1,6 @@
-import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { availabilityRequests } from '../../src/db/schema/index.js';
 import { startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
+import { countStoredRows } from '../helpers/store.js';
 
 describe('concurrent writes', () => {
   let server: TestServer;
@@ -25,6 +24,6 @@ describe('concurrent writes', () => {
     expect(responses.map((response) => response.status)).toEqual(responses.map(() => 201));
     const ids = responses.map((response) => response.body.data[0].id);
     expect(new Set(ids).size).toBe(1000);
-    expect(server.app.services.db.select({ n: count() }).from(availabilityRequests).get()?.n).toBe(1000);
+    expect(await countStoredRows(server.app.services.db, 'availabilityRequests')).toBe(1000);
   });
 });

@@ -1,12 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { asc, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  addresses,
-  availabilityRequestProducts,
-  availabilityRequests,
-  gatheringTasks,
-} from '../../src/db/schema/index.js';
+import type { availabilityRequestProducts } from '../../src/db/sqlite/schema/index.js';
 import { applyMarkup } from '../../src/gathering/pricing.js';
 import {
   type ApiClient,
@@ -16,6 +10,7 @@ import {
   type TestTenant,
   waitFor,
 } from '../helpers/app.js';
+import { countStoredRows, storedRows } from '../helpers/store.js';
 
 const problemType = 'application/problem+json; charset=utf-8';
 const address = { country_code: 'NL', postal_code: '1016XA', house_number: '206' };
@@ -119,12 +114,12 @@ describe('customer-specific pricing over REST', () => {
   });
   afterAll(() => server.close());
 
-  const rowCounts = () => {
-    const { db } = server.app.services;
-    return [addresses, availabilityRequests, gatheringTasks].map(
-      (table) => db.select({ n: count() }).from(table).get()?.n,
+  const rowCounts = () =>
+    Promise.all(
+      (['addresses', 'availabilityRequests', 'gatheringTasks'] as const).map((table) =>
+        countStoredRows(server.app.services.db, table),
+      ),
     );
-  };
 
   /** Waits for the request to complete; returns its REST products and its stored rows in one order. */
   async function gathered(id: string): Promise<{ rest: Json[]; stored: StoredProduct[] }> {
@@ -132,13 +127,10 @@ describe('customer-specific pricing over REST', () => {
       () => tenant.api.get(`/availability-requests/${id}`),
       (r) => r.body.data.status === 'completed',
     );
-    const stored = server.app.services.db
-      .select()
-      .from(availabilityRequestProducts)
-      .where(eq(availabilityRequestProducts.availabilityRequestId, id))
-      .orderBy(asc(availabilityRequestProducts.id))
-      .all()
-      .sort((a, b) => offerLine(a).localeCompare(offerLine(b)));
+    const rows = (await storedRows(server.app.services.db, 'availabilityRequestProducts', {
+      availabilityRequestId: id,
+    })) as StoredProduct[];
+    const stored = rows.sort((a, b) => offerLine(a).localeCompare(offerLine(b)));
     return { rest: response.body.data.products, stored };
   }
 
@@ -164,12 +156,12 @@ describe('customer-specific pricing over REST', () => {
     return [...markups].sort((a, b) => a - b);
   }
 
-  const pricePlanOf = (id: string) =>
-    server.app.services.db
-      .select({ pricePlanId: availabilityRequests.pricePlanId })
-      .from(availabilityRequests)
-      .where(eq(availabilityRequests.id, id))
-      .get()?.pricePlanId;
+  const pricePlanOf = async (id: string) => {
+    const [row] = (await storedRows(server.app.services.db, 'availabilityRequests', { id })) as {
+      pricePlanId: string;
+    }[];
+    return row?.pricePlanId;
+  };
 
   it('when the same address is requested for a Partner and a Standard customer, then each is priced exactly by its plan and every price differs', async () => {
     const partner = await createCustomer(tenant.api, { name: 'Partner Customer B.V.' });
@@ -187,7 +179,10 @@ describe('customer-specific pricing over REST', () => {
     const partnerProducts = await gathered(partnerId);
     const standardProducts = await gathered(standardId);
 
-    expect([pricePlanOf(partnerId), pricePlanOf(standardId)]).toEqual([partnerPlanId, standardPlanId]);
+    expect([await pricePlanOf(partnerId), await pricePlanOf(standardId)]).toEqual([
+      partnerPlanId,
+      standardPlanId,
+    ]);
     // Every rule of each plan is exercised at this address, so the selection is really under test.
     expect(expectPricedWith('Partner', partnerProducts)).toEqual([1250, 1400, 1500]);
     expect(expectPricedWith('Standard', standardProducts)).toEqual([1800, 2000, 2200, 2500, 2800, 3000]);
@@ -205,7 +200,7 @@ describe('customer-specific pricing over REST', () => {
 
     const products = await gathered(id);
 
-    expect(pricePlanOf(id)).toBe(standardPlanId);
+    expect(await pricePlanOf(id)).toBe(standardPlanId);
     expect(expectPricedWith('Standard', products)).toEqual([1800, 2000, 2200, 2500, 2800, 3000]);
   });
 
@@ -224,13 +219,9 @@ describe('customer-specific pricing over REST', () => {
     const id = await createRequest(tenant.api, { project_id: project.body.data.id });
     const products = await gathered(id);
 
-    const stored = server.app.services.db
-      .select({ customerId: availabilityRequests.customerId, projectId: availabilityRequests.projectId })
-      .from(availabilityRequests)
-      .where(eq(availabilityRequests.id, id))
-      .get();
-    expect(stored).toEqual({ customerId: customer, projectId: project.body.data.id });
-    expect(pricePlanOf(id)).toBe(partnerPlanId);
+    const [stored] = await storedRows(server.app.services.db, 'availabilityRequests', { id });
+    expect(stored).toMatchObject({ customerId: customer, projectId: project.body.data.id });
+    expect(await pricePlanOf(id)).toBe(partnerPlanId);
     expect(expectPricedWith('Partner', products)).toEqual([1250, 1400, 1500]);
   });
 
@@ -238,7 +229,7 @@ describe('customer-specific pricing over REST', () => {
     const owner = await createCustomer(tenant.api, { name: 'Owner B.V.' });
     const stranger = await createCustomer(tenant.api, { name: 'Stranger B.V.' });
     const project = await tenant.api.post('/projects', { customer_id: owner, name: 'Owner project' });
-    const before = rowCounts();
+    const before = await rowCounts();
 
     const response = await tenant.api.post('/availability-requests', [
       { address, customer_id: stranger, project_id: project.body.data.id },
@@ -253,7 +244,7 @@ describe('customer-specific pricing over REST', () => {
       detail: 'The availability requests are invalid; none was created.',
       errors: [{ path: '/0/project_id', message: 'belongs to another customer than customerId' }],
     });
-    expect(rowCounts()).toEqual(before);
+    expect(await rowCounts()).toEqual(before);
   });
 
   it('when a request names another instance’s customer or project, then 422 "not found" at its path and nothing is written', async () => {
@@ -263,7 +254,7 @@ describe('customer-specific pricing over REST', () => {
       customer_id: foreignCustomer,
       name: 'Foreign',
     });
-    const before = rowCounts();
+    const before = await rowCounts();
 
     const responses = await Promise.all([
       tenant.api.post('/availability-requests', [{ address, customer_id: foreignCustomer }]),
@@ -277,7 +268,7 @@ describe('customer-specific pricing over REST', () => {
       [422, [{ path: '/0/customer_id', message: 'customer was not found' }]],
       [422, [{ path: '/1/project_id', message: 'project was not found' }]],
     ]);
-    expect(rowCounts()).toEqual(before);
+    expect(await rowCounts()).toEqual(before);
   });
 });
 

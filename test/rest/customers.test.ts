@@ -1,8 +1,6 @@
-import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findDefaultPricePlan } from '../../src/db/queries/price-plans.js';
-import { customerFinancialDetails, customers } from '../../src/db/schema/index.js';
 import { type Json, startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
+import { storedRows } from '../helpers/store.js';
 
 const problemType = 'application/problem+json; charset=utf-8';
 
@@ -83,7 +81,7 @@ describe('POST /customers', () => {
   it('when every field is given, then it answers 201 with the list record and stores every field', async () => {
     const tenant = await server.tenant();
     const userId = await userIdOf(server, tenant);
-    const standard = await findDefaultPricePlan(server.app.services.db, tenant.instanceId);
+    const standard = await server.app.services.db.findDefaultPricePlan(tenant.instanceId);
 
     const created = await tenant.api.post('/customers', everyField);
 
@@ -112,7 +110,7 @@ describe('POST /customers', () => {
     });
     const { db } = server.app.services;
     const id: string = created.body.data.id;
-    const row = db.select().from(customers).where(eq(customers.id, id)).get();
+    const [row] = await storedRows(db, 'customers', { id });
     expect(row).toMatchObject({
       instanceId: tenant.instanceId,
       name: 'ACME Telecom',
@@ -125,9 +123,7 @@ describe('POST /customers', () => {
       pricePlanId: standard?.id,
       accountManagerUserId: userId,
     });
-    expect(
-      db.select().from(customerFinancialDetails).where(eq(customerFinancialDetails.customerId, id)).get(),
-    ).toEqual({
+    expect((await storedRows(db, 'customerFinancialDetails', { customerId: id }))[0]).toEqual({
       customerId: id,
       name: 'ACME Finance',
       email: 'billing@acme.example',

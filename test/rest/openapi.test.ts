@@ -4,11 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileErrors, validate } from '@readme/openapi-parser';
-import { eq } from 'drizzle-orm';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
-import { users } from '../../src/db/schema/index.js';
 import type * as documents from '../../src/rest/documents.js';
 import { openApiDocument, openApiPath } from '../../src/rest/openapi/document.js';
 import type * as schemas from '../../src/rest/openapi/responses.js';
@@ -26,11 +24,12 @@ import {
   waitFor,
 } from '../helpers/app.js';
 import { componentValidator, validateRestResponse } from '../helpers/openapi.js';
+import { updateStoredRows } from '../helpers/store.js';
 
 const packageJson = JSON.parse(
   readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8'),
 ) as { version: string };
-const SWAGGER_UI_DIR = fileURLToPath(new URL('../../node_modules/swagger-ui-dist/', import.meta.url));
+const SWAGGER_UI_DIR = fileURLToPath(new URL('../../node_modules/swagger-ui-dist', import.meta.url));
 const CHROMIUM = '/usr/bin/chromium';
 const PROBLEM = 'application/problem+json; charset=utf-8';
 
@@ -410,11 +409,12 @@ describe('REST responses of the contract flow', () => {
   it('when requests go wrong, then every problem+json answer matches the document', async () => {
     // No REST route is open to a signed-in user without a role; only the database can make one.
     const limited = await server.tenant({ code: 'OAT' });
-    server.app.services.db
-      .update(users)
-      .set({ roles: [] })
-      .where(eq(users.instanceId, limited.instanceId))
-      .run();
+    await updateStoredRows(
+      server.app.services.db,
+      'users',
+      { roles: [] },
+      { instanceId: limited.instanceId },
+    );
     const cases: [
       ApiClient,
       string,

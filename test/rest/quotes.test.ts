@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { quoteLines, quotes } from '../../src/db/schema/index.js';
 import { demoInstanceProductsPath } from '../../src/resolvers/instance-products.js';
 import { type Json, startTestServer, type TestServer, type TestTenant, waitFor } from '../helpers/app.js';
+import { countStoredRows } from '../helpers/store.js';
 
 const problemType = 'application/problem+json; charset=utf-8';
 const unknownId = (prefix: string) => `${prefix}_01m81c3718e04ss8zkx0k227dm`;
@@ -81,13 +80,10 @@ function utcDatePlus(now: Date, days: number): string {
 const total = (lines: { mrc: number; nrc: number }[], key: 'mrc' | 'nrc') =>
   lines.reduce((sum, line) => sum + cents(line[key]), 0) / 100;
 
-const rowCounts = (server: TestServer, instanceId: string) => {
-  const { db } = server.app.services;
-  return {
-    quotes: db.select().from(quotes).where(eq(quotes.instanceId, instanceId)).all().length,
-    lines: db.select().from(quoteLines).where(eq(quoteLines.instanceId, instanceId)).all().length,
-  };
-};
+const rowCounts = async (server: TestServer, instanceId: string) => ({
+  quotes: await countStoredRows(server.app.services.db, 'quotes', { instanceId }),
+  lines: await countStoredRows(server.app.services.db, 'quoteLines', { instanceId }),
+});
 
 /** The contract's "Quote" fields, in the table's order. */
 const quoteKeys =
@@ -186,7 +182,7 @@ describe('POST /quotes', () => {
     const dollars = await customerId(tenant, { name: 'Yankee Inc.', preferred_currency: 'USD' });
     const plain = await server.tenant({ code: 'QTUSD', demoCatalog: false });
     const plainDollars = await customerId(plain, { name: 'Yankee Inc.', preferred_currency: 'USD' });
-    const before = rowCounts(server, tenant.instanceId);
+    const before = await rowCounts(server, tenant.instanceId);
 
     const refused = await tenant.api.post('/quotes', {
       name: 'Dollars',
@@ -205,7 +201,7 @@ describe('POST /quotes', () => {
         { path: '/instance_product_ids/0', message: mismatch },
       ]),
     );
-    expect(rowCounts(server, tenant.instanceId)).toEqual(before);
+    expect(await rowCounts(server, tenant.instanceId)).toEqual(before);
     const withoutProducts = await tenant.api.post('/quotes', { name: 'Dollars only', customer_id: dollars });
     expect(withoutProducts.status).toBe(201);
     expect(withoutProducts.body.data).toMatchObject({ currency: 'USD', products: [], total_products: 0 });
@@ -241,7 +237,7 @@ describe('POST /quotes', () => {
       instance_product_ids: added.map((item) => item.id),
       availability_request_product_ids: [gathered.id],
     });
-    const countsAfterFirst = rowCounts(server, tenant.instanceId);
+    const countsAfterFirst = await rowCounts(server, tenant.instanceId);
     const again = await tenant.api.post(`/quotes/${created.id}/products`, {
       instance_product_ids: [added[1].id, added[1].id, added[0].id],
       mandatory_product_ids: [mandatory[0].id],
@@ -264,7 +260,7 @@ describe('POST /quotes', () => {
       [gathered, ...added].reduce((sum, p) => sum + cents(p[key]), 0);
     expect([growth('mrc'), growth('nrc')]).toEqual([addedCents('mrc'), addedCents('nrc')]);
     expect(again).toMatchObject({ status: 200, body: first.body });
-    expect(rowCounts(server, tenant.instanceId)).toEqual(countsAfterFirst);
+    expect(await rowCounts(server, tenant.instanceId)).toEqual(countsAfterFirst);
   });
 
   it('when the catalogue is re-priced, then existing quotes keep their totals and a new quote uses the new price', async () => {
@@ -339,14 +335,14 @@ describe('POST /quotes', () => {
   ])(
     'when the body has %s, then 422 naming it and nothing is written',
     async (_name, change, path, message) => {
-      const before = rowCounts(server, tenant.instanceId);
+      const before = await rowCounts(server, tenant.instanceId);
 
       const response = await tenant.api.post('/quotes', { name: 'Bad', customer_id: customer, ...change() });
 
       expect(response.status).toBe(422);
       expect(response.headers.get('content-type')).toBe(problemType);
       expect(response.body).toEqual(invalid(notCreated, [{ path, message }]));
-      expect(rowCounts(server, tenant.instanceId)).toEqual(before);
+      expect(await rowCounts(server, tenant.instanceId)).toEqual(before);
     },
   );
 
@@ -377,7 +373,7 @@ describe('POST /quotes', () => {
     ['adding to an unknown quote', 'POST', () => unknownId('quo')],
   ])('when %s, then 404 problem+json and nothing changes', async (_name, method, quoteId) => {
     const id = quoteId();
-    const theirs = rowCounts(server, other.instanceId);
+    const theirs = await rowCounts(server, other.instanceId);
 
     const response =
       method === 'GET'
@@ -392,7 +388,7 @@ describe('POST /quotes', () => {
       status: 404,
       detail: `Quote "${id}" was not found.`,
     });
-    expect(rowCounts(server, other.instanceId)).toEqual(theirs);
+    expect(await rowCounts(server, other.instanceId)).toEqual(theirs);
   });
 });
 

@@ -1,9 +1,8 @@
-import { count } from 'drizzle-orm';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { customers } from '../../src/db/schema/index.js';
 import { startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
+import { countStoredRows } from '../helpers/store.js';
 
 const createCustomer =
   'mutation ($name: String!) { createCustomer(input: { name: $name }) { customer { id name } } }';
@@ -31,28 +30,28 @@ describe('GraphQL idempotency and rate limits', () => {
   });
   afterAll(() => server.close());
 
-  const rows = () => server.app.services.db.select({ n: count() }).from(customers).get()?.n ?? 0;
+  const rows = () => countStoredRows(server.app.services.db, 'customers');
 
   it('when a mutation is sent twice with one Idempotency-Key, then the first result is replayed and one row is written', async () => {
-    const before = rows();
+    const before = await rows();
 
     const first = await graphql(tenant, createCustomer, { name: 'Idempotent GQL BV' }, 'gql-key-1');
     const second = await graphql(tenant, createCustomer, { name: 'Idempotent GQL BV' }, 'gql-key-1');
 
     expect(first.body.data.createCustomer.customer.name).toBe('Idempotent GQL BV');
     expect(second.body).toEqual(first.body);
-    expect(rows()).toBe(before + 1);
+    expect(await rows()).toBe(before + 1);
   });
 
   it('when the key comes with other variables, then it is BAD_USER_INPUT and nothing is written', async () => {
     await graphql(tenant, createCustomer, { name: 'First GQL BV' }, 'gql-key-2');
-    const before = rows();
+    const before = await rows();
 
     const other = await graphql(tenant, createCustomer, { name: 'Second GQL BV' }, 'gql-key-2');
 
     expect(other.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(other.body.errors[0].message).toBe('This Idempotency-Key was used for a different request.');
-    expect(rows()).toBe(before);
+    expect(await rows()).toBe(before);
   });
 
   it('when a token passes its limit, then GraphQL answers LIMIT_EXCEEDED with 429 and Retry-After', async () => {

@@ -13,7 +13,7 @@ import { MAX_BODY_BYTES } from '../../src/rest/http.js';
 import { schema } from '../../src/schema/index.js';
 import { graphqlLimits } from '../../src/server/graphql-limits.js';
 import { type Json, startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
-import { recordStatements } from '../helpers/sql.js';
+import { executeSql, recordStatements } from '../helpers/store.js';
 
 const admin = ['instance_admin', 'connectivity_check'] as const;
 const { maxDepth, maxAliases, maxDirectives, maxTokens, maxCharacters, maxCost } = graphqlLimits;
@@ -69,7 +69,7 @@ async function countStatements<T>(
   server: TestServer,
   act: () => Promise<T>,
 ): Promise<{ result: T; statements: number; sql: string[] }> {
-  const { result, sql } = await recordStatements(server.app.services.db.$client, act);
+  const { result, sql } = await recordStatements(server.app.services.db, act);
   return { result, statements: sql.length, sql };
 }
 
@@ -439,15 +439,15 @@ describe('GraphQL in production mode', () => {
   });
 
   it('when storage fails unexpectedly, then the error is masked: no message, SQL or stack', async () => {
-    const client = server.app.services.db.$client;
-    client.exec('ALTER TABLE instance_products RENAME TO instance_products_away');
+    const { db } = server.app.services;
+    await executeSql(db, 'ALTER TABLE instance_products RENAME TO instance_products_away');
     let response: Json;
     try {
       response = await tenant.api.request('POST', '/graphql', {
         body: { query: '{ instanceProducts { id } }' },
       });
     } finally {
-      client.exec('ALTER TABLE instance_products_away RENAME TO instance_products');
+      await executeSql(db, 'ALTER TABLE instance_products_away RENAME TO instance_products');
     }
 
     expect(response.body).toEqual({

@@ -4,8 +4,9 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { getTableConfig, type PgTable } from 'drizzle-orm/pg-core';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type pg from 'pg';
-import type { Db } from '../client.js';
-import * as sqliteSchema from '../schema/index.js';
+import type { SqliteDb } from '../sqlite/client.js';
+import * as sqliteSchema from '../sqlite/schema/index.js';
+import type { Store } from '../store.js';
 import { migratePostgres } from './migrate.js';
 import * as postgresSchema from './schema/index.js';
 
@@ -47,6 +48,11 @@ export interface CopiedTable {
   checksum: string;
 }
 
+/** The store to copy from is not SQLite (the deployment runs on PostgreSQL already). */
+export class SourceNotSqliteError extends Error {
+  override readonly name = 'SourceNotSqliteError';
+}
+
 /** The target already holds rows: copying would mix two deployments. */
 export class TargetNotEmptyError extends Error {
   override readonly name = 'TargetNotEmptyError';
@@ -71,10 +77,17 @@ const BATCH_ROWS = 1_000;
  * - Before committing, every table is read back and compared with the source by row count and checksum.
  *
  * @returns each table's rows and checksum.
+ * @throws {SourceNotSqliteError} when `store` is not the SQLite store.
  * @throws {TargetNotEmptyError} when a table of the target has rows.
  * @throws {CopyMismatchError} when a table read back differs from the source (nothing is committed).
  */
-export async function copySqliteToPostgres(source: Db, pool: pg.Pool): Promise<CopiedTable[]> {
+export async function copySqliteToPostgres(store: Store, pool: pg.Pool): Promise<CopiedTable[]> {
+  if (store.connection.dialect !== 'sqlite') {
+    throw new SourceNotSqliteError(
+      'The running database is PostgreSQL already; only a SQLite store is copied.',
+    );
+  }
+  const source = store.connection.db;
   await migratePostgres(pool);
   const client = await pool.connect();
   const target = drizzle({ client, casing: 'snake_case' });
@@ -120,7 +133,7 @@ export async function copySqliteToPostgres(source: Db, pool: pg.Pool): Promise<C
 }
 
 /** The table's rows in rowid order, {@link BATCH_ROWS} at a time, as drizzle maps them (Dates, JSON, booleans). */
-function* sqliteBatches(source: Db, table: SQLiteTable): Generator<Record<string, unknown>[]> {
+function* sqliteBatches(source: SqliteDb, table: SQLiteTable): Generator<Record<string, unknown>[]> {
   const columns = getTableColumns(table);
   let after = 0;
   for (;;) {

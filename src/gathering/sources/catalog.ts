@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Db } from '../../db/client.js';
-import { coveringAreaIds, listSourceOffers } from '../../db/queries/catalog.js';
+import type { Store } from '../../db/store.js';
 import type { SourceAdapter, SourceOffer, SourceQuery } from './types.js';
 
 /**
@@ -10,7 +9,7 @@ import type { SourceAdapter, SourceOffer, SourceQuery } from './types.js';
  * is visible.
  */
 export function createCatalogSource(
-  db: Db,
+  db: Store,
   options: { latencyScale: number; random?: () => number },
 ): SourceAdapter {
   const random = options.random ?? Math.random;
@@ -21,8 +20,8 @@ export function createCatalogSource(
       const waitMs = Math.round(latency * options.latencyScale);
       if (waitMs > 0) await sleep(waitMs, undefined, { signal });
       signal.throwIfAborted();
-      const areaIds = await coveringAreaIds(db, source.instanceId, address);
-      const offers = await listSourceOffers(db, source.id, areaIds);
+      const areaIds = await db.coveringAreaIds(source.instanceId, address);
+      const offers = await db.listSourceOffers(source.id, areaIds);
       return offers.map((offer) => ({
         network: source.network,
         technologyType: offer.technologyType,

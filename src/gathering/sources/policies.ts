@@ -13,7 +13,7 @@ import {
   timeout,
   wrap,
 } from 'cockatiel';
-import type { SourceRow } from '../../db/queries/catalog.js';
+import type { SourceRow } from '../../db/rows.js';
 import { SourceError } from './types.js';
 
 /** Settings of the per-source resilience policies. */

@@ -1,6 +1,4 @@
-import type { AddressRow, AvailabilityRequestRow } from '../../db/queries/availability-requests.js';
-import type { SourceRow } from '../../db/queries/catalog.js';
-import type { SourceType } from '../../db/schema/index.js';
+import type { AddressRow, AvailabilityRequestRow, SourceRow, SourceType } from '../../db/rows.js';
 
 /**
  * One offer a source returns: bandwidth in kbps, contract term in months, purchase prices in minor

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { availabilityRequestStatuses, gatheringTaskStatuses, quoteLineKinds } from '../../db/schema/index.js';
+import { availabilityRequestStatuses, gatheringTaskStatuses, quoteLineKinds } from '../../db/rows.js';
 import { about, named } from './registry.js';
 
 // The documents the REST layer sends, one zod schema per shaping function of `src/rest/documents.ts`; a

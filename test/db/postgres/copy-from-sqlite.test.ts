@@ -6,12 +6,12 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { copiedTables } from '../../../src/db/postgres/copy-from-sqlite.js';
 import * as postgresSchema from '../../../src/db/postgres/schema/index.js';
-import * as sqliteSchema from '../../../src/db/schema/index.js';
+import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
 import {
   contractExampleBatch,
   type Json,
   startTestServer,
-  tempDatabasePath,
+  tempSqlitePath,
   waitFor,
 } from '../../helpers/app.js';
 import { runCli } from '../../helpers/cli.js';
@@ -48,7 +48,7 @@ async function postgresCounts(pool: pg.Pool): Promise<Record<string, number>> {
 }
 
 describe('copying a SQLite deployment into PostgreSQL (cli database copy-to-postgres)', () => {
-  const source = tempDatabasePath();
+  const source = tempSqlitePath();
   let target: { url: string; drop(): Promise<void> };
   let pool: pg.Pool;
   let requestId: string;

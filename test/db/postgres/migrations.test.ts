@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { migratePostgres, postgresMigrationsFolder } from '../../../src/db/postgres/migrate.js';
 import { openPostgresPool } from '../../../src/db/postgres/pool.js';
 import * as postgresSchema from '../../../src/db/postgres/schema/index.js';
-import * as sqliteSchema from '../../../src/db/schema/index.js';
+import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
 import { createTestDatabase } from '../../helpers/postgres-server.js';
 
 /** Each table of a schema module as names: its columns (with NOT NULL), indexes (with UNIQUE) and keys. */

@@ -1,10 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { StoredAvailabilityRequestRecord } from '../../../src/db/queries/availability-requests.js';
-import type { SourceRow } from '../../../src/db/queries/catalog.js';
-import { addresses, availabilityRequests } from '../../../src/db/schema/index.js';
+import type { SourceRow, StoredAvailabilityRequestRecord } from '../../../src/db/rows.js';
 import { simulatedOffers } from '../../../src/gathering/simulator/offers.js';
 import { type SupplierSimulator, startSupplierSimulator } from '../../../src/gathering/simulator/server.js';
 import { demoCatalogPath, readCatalogFile } from '../../../src/gathering/sources/catalog-file.js';
@@ -14,6 +11,7 @@ import type { SupplierRequest } from '../../../src/gathering/sources/supplier-co
 import { SourceError, type SourceOffer, type SourceQuery } from '../../../src/gathering/sources/types.js';
 import { listInstanceSources, registerInstanceSource } from '../../../src/resolvers/operator.js';
 import { startTestServer, type TestServer, type TestTenant, waitFor } from '../../helpers/app.js';
+import { storedRows } from '../../helpers/store.js';
 
 /** Fast backoff, so only a `Retry-After` can make a retry wait long; a breaker that half-opens quickly. */
 const settings: PolicySettings = {
@@ -47,14 +45,16 @@ beforeAll(async () => {
   ]);
   expect(created.status).toBe(201);
   // A source is given whole rows (as the worker claims them), not what the API shows.
-  const found = server.app.services.db
-    .select({ request: availabilityRequests, address: addresses })
-    .from(availabilityRequests)
-    .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId))
-    .where(eq(availabilityRequests.id, created.body.data[0].id))
-    .get();
-  if (!found) throw new Error('the request was not stored');
-  record = found;
+  const { db } = server.app.services;
+  const [request] = (await storedRows(db, 'availabilityRequests', {
+    id: created.body.data[0].id,
+  })) as StoredAvailabilityRequestRecord['request'][];
+  if (!request) throw new Error('the request was not stored');
+  const [address] = (await storedRows(db, 'addresses', {
+    id: request.addressId,
+  })) as StoredAvailabilityRequestRecord['address'][];
+  if (!address) throw new Error('the address was not stored');
+  record = { request, address };
 });
 afterAll(() => server.close());
 

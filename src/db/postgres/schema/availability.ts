@@ -8,11 +8,7 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import {
-  availabilityRequestStatuses,
-  gatheringTaskStatuses,
-  type StoredFilters,
-} from '../../schema/availability.js';
+import { availabilityRequestStatuses, gatheringTaskStatuses, type StoredFilters } from '../../values.js';
 import { sources } from './catalog.js';
 import { idColumn, instant, timestamps } from './columns.js';
 import { customers, pricePlans, projects } from './customers.js';

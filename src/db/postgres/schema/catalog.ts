@@ -1,5 +1,5 @@
 import { bigint, boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { sourceTypes } from '../../schema/catalog.js';
+import { sourceTypes } from '../../values.js';
 import { idColumn, instant, timestamps } from './columns.js';
 import { instances } from './tenancy.js';
 

@@ -1,5 +1,5 @@
 import { boolean, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { quoteLineKinds } from '../../schema/quotes.js';
+import { quoteLineKinds } from '../../values.js';
 import { idColumn, instant, timestamps } from './columns.js';
 import { customers } from './customers.js';
 import { instances, users } from './tenancy.js';

@@ -1,0 +1,345 @@
+import { and, asc, type Column, desc, eq, gt, gte, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
+import { newId } from '../../../ids.js';
+import type {
+  AddressRow,
+  AvailabilityRequestRecord,
+  AvailabilityRequestRow,
+  MonthlyLimitCheck,
+  MonthlyLimitExceeded,
+  NewAvailabilityRequest,
+  ProductRow,
+  RequestPosition,
+  SourceOutcome,
+  StoredAvailabilityRequestRecord,
+} from '../../rows.js';
+import type { PostgresDb } from '../client.js';
+import {
+  addresses,
+  availabilityRequestProducts,
+  availabilityRequests,
+  customers,
+  gatheringTasks,
+  sources,
+} from '../schema/index.js';
+
+/** The columns of a request that the API shows, as the SQLite store reads them. */
+const shownRequestColumns = {
+  id: availabilityRequests.id,
+  filters: availabilityRequests.filters,
+  status: availabilityRequests.status,
+  sourcesTotal: availabilityRequests.sourcesTotal,
+  sourcesFinished: availabilityRequests.sourcesFinished,
+  createdAt: availabilityRequests.createdAt,
+  updatedAt: availabilityRequests.updatedAt,
+};
+/** The columns of an address that the API shows. */
+const shownAddressColumns = {
+  id: addresses.id,
+  street: addresses.street,
+  city: addresses.city,
+  houseNumber: addresses.houseNumber,
+  houseNumberAddition: addresses.houseNumberAddition,
+  postalCode: addresses.postalCode,
+  countryCode: addresses.countryCode,
+  continentCode: addresses.continentCode,
+  latitude: addresses.latitude,
+  longitude: addresses.longitude,
+  coordinatesPrecision: addresses.coordinatesPrecision,
+};
+const recordColumns = { request: shownRequestColumns, address: shownAddressColumns };
+
+/**
+ * A text column compared byte by byte, as SQLite compares text: orders and keyset bounds must not depend
+ * on the database's collation.
+ */
+const bytewise = (column: Column): SQL => sql`${column} collate "C"`;
+
+/** Rows per multi-row INSERT: far below PostgreSQL's 65,535 bind parameters for every table written here. */
+const insertChunk = 1000;
+
+function* chunks<T>(rows: readonly T[]): Generator<T[]> {
+  for (let start = 0; start < rows.length; start += insertChunk) yield rows.slice(start, start + insertChunk);
+}
+
+/**
+ * Creates a batch of availability requests with their addresses and one queued gathering task per
+ * matching source, all in one transaction (multi-row inserts): either every element is written or none.
+ * A request with no matching source is created `completed` (DESIGN.md, "Status").
+ *
+ * Monthly limits are race-free: before counting a customer's requests since `monthStart`, the transaction
+ * locks the customers of `limits` (`SELECT … FOR NO KEY UPDATE`, in id order so that batches of several
+ * customers cannot deadlock), and holds the locks until it commits. A concurrent batch for the same
+ * customer waits, then counts (a new READ COMMITTED snapshot) the requests this one wrote. `NO KEY UPDATE`
+ * still lets other transactions' foreign-key checks on the customer (`KEY SHARE`) through.
+ *
+ * @returns the created records in the order of `requests`, or the first exceeded limit (nothing written).
+ */
+export async function insertAvailabilityRequests(
+  db: PostgresDb,
+  input: {
+    instanceId: string;
+    userId: string | null;
+    now: Date;
+    requests: NewAvailabilityRequest[];
+    limits?: MonthlyLimitCheck[];
+    monthStart?: Date;
+  },
+): Promise<{ records: StoredAvailabilityRequestRecord[] } | { exceeded: MonthlyLimitExceeded }> {
+  const { instanceId, now } = input;
+  const stamps = { createdAt: now, updatedAt: now };
+  const limits = input.limits ?? [];
+  return db.transaction(async (tx) => {
+    if (limits.length > 0) {
+      await tx
+        .select({ id: customers.id })
+        .from(customers)
+        .where(inArray(customers.id, [...new Set(limits.map((check) => check.customerId))]))
+        .orderBy(asc(customers.id))
+        .for('no key update');
+    }
+    for (const check of limits) {
+      const [row] = await tx
+        .select({ n: sql<number>`count(*)::int` })
+        .from(availabilityRequests)
+        .where(
+          and(
+            eq(availabilityRequests.customerId, check.customerId),
+            gte(availabilityRequests.createdAt, input.monthStart ?? now),
+          ),
+        );
+      const used = row?.n ?? 0;
+      if (used + check.requested > check.limit) return { exceeded: { ...check, used } };
+    }
+    const records = input.requests.map((element) => {
+      const address: AddressRow = { id: newId('address'), instanceId, ...element.address, ...stamps };
+      const request: AvailabilityRequestRow = {
+        id: newId('availabilityRequest'),
+        instanceId,
+        addressId: address.id,
+        createdByUserId: input.userId,
+        customerId: element.customerId,
+        projectId: element.projectId,
+        pricePlanId: element.pricePlanId,
+        filters: element.filters,
+        status: element.sourceIds.length === 0 ? 'completed' : 'pending',
+        sourcesTotal: element.sourceIds.length,
+        sourcesFinished: 0,
+        ...stamps,
+      };
+      return { request, address };
+    });
+    // Task ids come from the identity in row order: per request, its sources in the given order, as in SQLite.
+    const tasks = input.requests.flatMap((element, index) =>
+      element.sourceIds.map((sourceId) => ({
+        instanceId,
+        availabilityRequestId: records[index]?.request.id ?? '',
+        sourceId,
+        status: 'queued' as const,
+        attempts: 0,
+        availableAt: now,
+        ...stamps,
+      })),
+    );
+    for (const rows of chunks(records))
+      await tx.insert(addresses).values(rows.map((record) => record.address));
+    for (const rows of chunks(records))
+      await tx.insert(availabilityRequests).values(rows.map((record) => record.request));
+    for (const rows of chunks(tasks)) await tx.insert(gatheringTasks).values(rows);
+    return { records };
+  });
+}
+
+/** Requests joined with their addresses, as {@link AvailabilityRequestRecord}s; add the conditions. */
+function recordQuery(db: PostgresDb) {
+  return db
+    .select(recordColumns)
+    .from(availabilityRequests)
+    .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId));
+}
+
+/** One request of an instance by id, or undefined (also for another instance's id). */
+export async function findAvailabilityRequest(
+  db: PostgresDb,
+  instanceId: string,
+  id: string,
+): Promise<AvailabilityRequestRecord | undefined> {
+  const [record] = await recordQuery(db).where(
+    and(eq(availabilityRequests.instanceId, instanceId), eq(availabilityRequests.id, id)),
+  );
+  return record;
+}
+
+/** Number of requests of an instance (of one customer when `customerId` is given). */
+export async function countAvailabilityRequests(
+  db: PostgresDb,
+  instanceId: string,
+  customerId?: string | null,
+): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(availabilityRequests)
+    .where(
+      and(
+        eq(availabilityRequests.instanceId, instanceId),
+        customerId ? eq(availabilityRequests.customerId, customerId) : undefined,
+      ),
+    );
+  return row?.n ?? 0;
+}
+
+/** A page of an instance's requests, newest first, ties broken by id (so pages never overlap). */
+export async function listAvailabilityRequestsPage(
+  db: PostgresDb,
+  instanceId: string,
+  page: { offset: number; limit: number },
+): Promise<AvailabilityRequestRecord[]> {
+  return recordQuery(db)
+    .where(eq(availabilityRequests.instanceId, instanceId))
+    .orderBy(desc(availabilityRequests.createdAt), desc(bytewise(availabilityRequests.id)))
+    .limit(page.limit)
+    .offset(page.offset);
+}
+
+/**
+ * Keyset slice of an instance's requests in newest-first order, for cursor connections.
+ * `direction: 'older'` returns up to `limit` requests strictly after `from` in that order (older ones);
+ * `'newer'` returns up to `limit` strictly before it, nearest first. Ids compare bytewise, as in SQLite.
+ */
+export async function sliceAvailabilityRequests(
+  db: PostgresDb,
+  instanceId: string,
+  slice: {
+    from: RequestPosition | null;
+    direction: 'older' | 'newer';
+    limit: number;
+    customerId?: string | null;
+  },
+): Promise<AvailabilityRequestRecord[]> {
+  const { from, direction } = slice;
+  const t = availabilityRequests;
+  const id = bytewise(t.id);
+  const bound =
+    from === null
+      ? undefined
+      : direction === 'older'
+        ? or(lt(t.createdAt, from.createdAt), and(eq(t.createdAt, from.createdAt), lt(id, from.id)))
+        : or(gt(t.createdAt, from.createdAt), and(eq(t.createdAt, from.createdAt), gt(id, from.id)));
+  const order = direction === 'older' ? [desc(t.createdAt), desc(id)] : [asc(t.createdAt), asc(id)];
+  return recordQuery(db)
+    .where(
+      and(
+        eq(t.instanceId, instanceId),
+        slice.customerId ? eq(t.customerId, slice.customerId) : undefined,
+        bound,
+      ),
+    )
+    .orderBy(...order)
+    .limit(slice.limit);
+}
+
+/**
+ * Per-source outcomes of several requests' gathering tasks, in one query (for batch loading): by network,
+ * then source name (bytewise), ties by request and source id.
+ */
+export async function listSourceOutcomes(
+  db: PostgresDb,
+  instanceId: string,
+  requestIds: readonly string[],
+): Promise<(SourceOutcome & { availabilityRequestId: string })[]> {
+  if (requestIds.length === 0) return [];
+  const t = gatheringTasks;
+  const p = availabilityRequestProducts;
+  return db
+    .select({
+      availabilityRequestId: t.availabilityRequestId,
+      sourceId: t.sourceId,
+      sourceName: sources.name,
+      network: sources.network,
+      status: t.status,
+      attempts: t.attempts,
+      errorCode: t.errorCode,
+      errorMessage: t.errorMessage,
+      productCount: sql<number>`(select count(*)::int from ${p} where ${p.gatheringTaskId} = ${t.id})`,
+    })
+    .from(t)
+    .innerJoin(sources, eq(sources.id, t.sourceId))
+    .where(and(eq(t.instanceId, instanceId), inArray(t.availabilityRequestId, [...requestIds])))
+    .orderBy(
+      asc(bytewise(sources.network)),
+      asc(bytewise(sources.name)),
+      asc(bytewise(t.availabilityRequestId)),
+      asc(bytewise(t.sourceId)),
+    );
+}
+
+/** The products of several requests in one query (for batch loading), in the single-request order. */
+export async function listProductsOfRequests(
+  db: PostgresDb,
+  instanceId: string,
+  requestIds: readonly string[],
+): Promise<ProductRow[]> {
+  if (requestIds.length === 0) return [];
+  const p = availabilityRequestProducts;
+  return db
+    .select()
+    .from(p)
+    .where(and(eq(p.instanceId, instanceId), inArray(p.availabilityRequestId, [...requestIds])))
+    .orderBy(
+      asc(bytewise(p.network)),
+      asc(bytewise(p.technologyType)),
+      asc(bytewise(p.connectionType)),
+      asc(p.downloadKbps),
+      asc(p.uploadKbps),
+      asc(p.contractTermMonths),
+      asc(bytewise(p.id)),
+    );
+}
+
+/**
+ * The newest `limit` requests of each of several customers in one query (a window over the customer
+ * index), for a customer list that shows each customer's latest requests without a query per customer.
+ * Each record carries the `customerId` it belongs to.
+ */
+export async function listLatestRequestsOfCustomers(
+  db: PostgresDb,
+  instanceId: string,
+  customerIds: readonly string[],
+  limit: number,
+): Promise<(AvailabilityRequestRecord & { customerId: string | null })[]> {
+  if (customerIds.length === 0) return [];
+  const t = availabilityRequests;
+  const ranked = db
+    .select({
+      id: t.id,
+      rank: sql<number>`row_number() over (partition by ${t.customerId} order by ${t.createdAt} desc, ${bytewise(t.id)} desc)`.as(
+        'rank',
+      ),
+    })
+    .from(t)
+    .where(and(eq(t.instanceId, instanceId), inArray(t.customerId, [...customerIds])))
+    .as('ranked');
+  return db
+    .select({ ...recordColumns, customerId: t.customerId })
+    .from(ranked)
+    .innerJoin(t, eq(t.id, ranked.id))
+    .innerJoin(addresses, eq(addresses.id, t.addressId))
+    .where(sql`${ranked.rank} <= ${limit}`)
+    .orderBy(desc(t.createdAt), desc(bytewise(t.id)));
+}
+
+/** Number of requests of each of several customers (the map in customer id order, as SQLite groups). */
+export async function countRequestsOfCustomers(
+  db: PostgresDb,
+  instanceId: string,
+  customerIds: readonly string[],
+): Promise<Map<string, number>> {
+  if (customerIds.length === 0) return new Map();
+  const t = availabilityRequests;
+  const rows = await db
+    .select({ customerId: t.customerId, n: sql<number>`count(*)::int` })
+    .from(t)
+    .where(and(eq(t.instanceId, instanceId), inArray(t.customerId, [...customerIds])))
+    .groupBy(t.customerId)
+    .orderBy(asc(bytewise(t.customerId)));
+  return new Map(rows.map((row) => [row.customerId ?? '', row.n]));
+}

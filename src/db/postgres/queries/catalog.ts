@@ -1,0 +1,317 @@
+import { and, asc, eq, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import { LRUCache } from 'lru-cache';
+import type { CatalogFile } from '../../../gathering/sources/catalog-file.js';
+import { newId } from '../../../ids.js';
+import type { CatalogOfferRow, CatalogValueSets, NewSource, SourceRow, SourceType } from '../../rows.js';
+import type { PostgresDb } from '../client.js';
+import {
+  catalogAreaCities,
+  catalogAreaPostalCodeRanges,
+  catalogAreas,
+  catalogOffers,
+  sources,
+} from '../schema/index.js';
+
+/** Rows per multi-row insert: 500 offers of 14 columns stay far below PostgreSQL's 65,535 parameters. */
+const chunkSize = 500;
+
+/** Text compared byte by byte, as SQLite does, whatever the database's default collation. */
+const binary = (column: PgColumn): SQL<string> => sql<string>`${column} collate "C"`;
+
+/** Inserts `rows` in multi-row statements of at most {@link chunkSize} rows. */
+async function insertChunked<R>(rows: R[], insert: (chunk: R[]) => Promise<unknown>): Promise<void> {
+  for (let start = 0; start < rows.length; start += chunkSize) {
+    await insert(rows.slice(start, start + chunkSize));
+  }
+}
+
+/**
+ * Imports a catalogue file into an instance: its sources (type `catalog`), areas and offers, in one
+ * transaction. Sources and areas whose key already exists in the instance are rejected by the unique
+ * indexes (PostgreSQL's unique violation, SQLSTATE 23505 — a concurrent import of the same keys waits for
+ * the first and then fails the same way), and an offer of an unknown source throws; either way the import
+ * writes nothing. This is the only place offers are written, and they are never changed afterwards:
+ * {@link catalogValueSets} keeps what it read on that promise.
+ *
+ * @returns counts of what was written.
+ */
+export async function importCatalog(
+  db: PostgresDb,
+  instanceId: string,
+  catalog: CatalogFile,
+  now: Date,
+): Promise<{ sources: number; areas: number; offers: number }> {
+  return db.transaction(async (tx) => {
+    const sourceIds = new Map<string, string>();
+    const sourceRows = catalog.sources.map((source): typeof sources.$inferInsert => {
+      const id = newId('source');
+      sourceIds.set(source.key, id);
+      return {
+        id,
+        instanceId,
+        key: source.key,
+        name: source.name,
+        network: source.network,
+        type: 'catalog' satisfies SourceType,
+        countryCodes: [catalog.country_code],
+        latencyMinMs: source.latency_ms.min,
+        latencyMaxMs: source.latency_ms.max,
+        createdAt: now,
+        updatedAt: now,
+      };
+    });
+    await insertChunked(sourceRows, (chunk) => tx.insert(sources).values(chunk));
+    const areaIds = new Map<string, string>();
+    const areaRows: (typeof catalogAreas.$inferInsert)[] = [];
+    const rangeRows: (typeof catalogAreaPostalCodeRanges.$inferInsert)[] = [];
+    const cityRows: (typeof catalogAreaCities.$inferInsert)[] = [];
+    catalog.areas.forEach((area, position) => {
+      const areaId = newId('catalogArea');
+      areaIds.set(area.key, areaId);
+      areaRows.push({
+        id: areaId,
+        instanceId,
+        key: area.key,
+        name: area.name,
+        countryCode: catalog.country_code,
+        position,
+      });
+      for (const [fromPrefix, toPrefix] of area.postal_code_ranges)
+        rangeRows.push({ areaId, fromPrefix, toPrefix });
+      for (const city of area.cities) cityRows.push({ areaId, cityLower: city.toLowerCase() });
+    });
+    await insertChunked(areaRows, (chunk) => tx.insert(catalogAreas).values(chunk));
+    await insertChunked(rangeRows, (chunk) => tx.insert(catalogAreaPostalCodeRanges).values(chunk));
+    await insertChunked(cityRows, (chunk) => tx.insert(catalogAreaCities).values(chunk));
+    const offerRows: (typeof catalogOffers.$inferInsert)[] = [];
+    for (const offer of catalog.offers) {
+      const sourceId = sourceIds.get(offer.source);
+      if (!sourceId) throw new Error(`unknown source ${offer.source}`);
+      const offerAreas = offer.areas === '*' ? [null] : offer.areas.map((key) => areaIds.get(key) ?? null);
+      for (const areaId of offerAreas) {
+        for (const [term, price] of Object.entries(offer.prices)) {
+          offerRows.push({
+            id: newId('catalogOffer'),
+            instanceId,
+            sourceId,
+            areaId,
+            technologyType: offer.technology_type,
+            connectionType: offer.connection_type,
+            downloadKbps: offer.bandwidth.download,
+            uploadKbps: offer.bandwidth.upload,
+            contractTermMonths: Number(term),
+            purchaseMrcMinor: price.mrc,
+            purchaseNrcMinor: price.nrc,
+            currency: catalog.currency,
+            createdAt: now,
+          });
+        }
+      }
+    }
+    await insertChunked(offerRows, (chunk) => tx.insert(catalogOffers).values(chunk));
+    return { sources: catalog.sources.length, areas: catalog.areas.length, offers: offerRows.length };
+  });
+}
+
+/**
+ * Enabled sources of an instance that answer for a country, ordered by network then name (byte order, as
+ * in SQLite; ties by key, the order SQLite reads them in).
+ */
+export async function listEnabledSources(
+  db: PostgresDb,
+  instanceId: string,
+  countryCode: string,
+): Promise<SourceRow[]> {
+  return db
+    .select()
+    .from(sources)
+    .where(
+      and(
+        eq(sources.instanceId, instanceId),
+        eq(sources.enabled, true),
+        sql`${sources.countryCodes} @> ${JSON.stringify([countryCode])}::jsonb`,
+      ),
+    )
+    .orderBy(binary(sources.network), binary(sources.name), binary(sources.key));
+}
+
+const noValues: CatalogValueSets = Object.freeze({
+  technologyTypes: Object.freeze([]),
+  connectionTypes: Object.freeze([]),
+  bandwidths: Object.freeze([]),
+  contractTerms: Object.freeze([]),
+});
+
+/**
+ * Value sets already read, per database handle and list of source ids (at most 1,024 lists per handle, the
+ * least recently used leaving first). They never go stale, also with several gateway processes on one
+ * database: a source's offers are written only by {@link importCatalog}, in the transaction that creates
+ * the source (so a source id can only be seen together with all its offers), and never changed or deleted
+ * — so the value sets of a list of source ids stay what they were when first read.
+ */
+const valueSetsRead = new WeakMap<PostgresDb, LRUCache<string, CatalogValueSets>>();
+
+/**
+ * The distinct technology types, connection types, bandwidths (kbps) and contract terms (months) offered
+ * by the given sources, each sorted ascending (text in byte order, as in SQLite). Read once per list of
+ * sources (four DISTINCT queries), then kept (see {@link valueSetsRead}). The result is frozen and shared.
+ */
+export async function catalogValueSets(
+  db: PostgresDb,
+  sourceIds: readonly string[],
+): Promise<CatalogValueSets> {
+  if (sourceIds.length === 0) return noValues;
+  let cache = valueSetsRead.get(db);
+  if (!cache) {
+    cache = new LRUCache({ max: 1024 });
+    valueSetsRead.set(db, cache);
+  }
+  const key = JSON.stringify(sourceIds);
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const o = catalogOffers;
+  const ofSources = inArray(o.sourceId, [...sourceIds]);
+  const distinctText = async (column: PgColumn) => {
+    const rows = await db
+      .selectDistinct({ value: binary(column) })
+      .from(o)
+      .where(ofSources)
+      .orderBy(binary(column));
+    return rows.map((row) => row.value);
+  };
+  // One after another: a cold read should not take four of the pool's connections at once.
+  const technologyTypes = await distinctText(o.technologyType);
+  const connectionTypes = await distinctText(o.connectionType);
+  const bandwidths = await db
+    .selectDistinct({ download: o.downloadKbps, upload: o.uploadKbps })
+    .from(o)
+    .where(ofSources)
+    .orderBy(asc(o.downloadKbps), asc(o.uploadKbps));
+  const contractTerms = await db
+    .selectDistinct({ value: o.contractTermMonths })
+    .from(o)
+    .where(ofSources)
+    .orderBy(asc(o.contractTermMonths));
+  const values: CatalogValueSets = Object.freeze({
+    technologyTypes: Object.freeze(technologyTypes),
+    connectionTypes: Object.freeze(connectionTypes),
+    bandwidths: Object.freeze(bandwidths.map((row) => Object.freeze(row))),
+    contractTerms: Object.freeze(contractTerms.map((row) => row.value)),
+  });
+  cache.set(key, values);
+  return values;
+}
+
+/**
+ * Ids of the catalogue areas of an instance that cover an address: by postal-code prefix range when the
+ * address has a postal code (in area key order, as SQLite reads them), otherwise the first area (in
+ * catalogue order) listing its city. Prefixes compare byte by byte, as in SQLite.
+ */
+export async function coveringAreaIds(
+  db: PostgresDb,
+  instanceId: string,
+  address: { countryCode: string; postalCode: string; city: string },
+): Promise<string[]> {
+  const ofInstance = and(
+    eq(catalogAreas.instanceId, instanceId),
+    eq(catalogAreas.countryCode, address.countryCode),
+  );
+  if (address.postalCode !== '') {
+    const r = catalogAreaPostalCodeRanges;
+    const rows = await db
+      .select({ id: catalogAreas.id })
+      .from(catalogAreas)
+      .where(
+        and(
+          ofInstance,
+          sql`exists (select 1 from ${r} where ${r.areaId} = ${catalogAreas.id} and substr(${address.postalCode}::text, 1, length(${r.fromPrefix})) collate "C" between ${r.fromPrefix} and ${r.toPrefix})`,
+        ),
+      )
+      .orderBy(binary(catalogAreas.key));
+    return rows.map((row) => row.id);
+  }
+  if (address.city === '') return [];
+  const [first] = await db
+    .select({ id: catalogAreas.id })
+    .from(catalogAreas)
+    .innerJoin(catalogAreaCities, eq(catalogAreaCities.areaId, catalogAreas.id))
+    .where(and(ofInstance, eq(catalogAreaCities.cityLower, address.city.toLowerCase())))
+    .orderBy(asc(catalogAreas.position), asc(catalogAreaCities.id))
+    .limit(1);
+  return first ? [first.id] : [];
+}
+
+/**
+ * The offers of one source that are nationwide or in one of the given areas, in a stable order: by
+ * technology, connection type, bandwidth and term, ties nationwide first, then by area and id (the order
+ * SQLite reads them in).
+ */
+export async function listSourceOffers(
+  db: PostgresDb,
+  sourceId: string,
+  areaIds: string[],
+): Promise<CatalogOfferRow[]> {
+  const o = catalogOffers;
+  return db
+    .select()
+    .from(o)
+    .where(and(eq(o.sourceId, sourceId), or(isNull(o.areaId), inArray(o.areaId, areaIds))))
+    .orderBy(
+      binary(o.technologyType),
+      binary(o.connectionType),
+      asc(o.downloadKbps),
+      asc(o.uploadKbps),
+      asc(o.contractTermMonths),
+      sql`${o.areaId} collate "C" nulls first`,
+      binary(o.id),
+    );
+}
+
+/**
+ * Registers a source in an instance. Throws PostgreSQL's unique violation (SQLSTATE 23505, wrapped by
+ * drizzle) for a taken key (callers check first).
+ */
+export async function insertSource(
+  db: PostgresDb,
+  instanceId: string,
+  input: NewSource,
+  now: Date,
+): Promise<SourceRow> {
+  const row: SourceRow = {
+    ...input,
+    id: newId('source'),
+    instanceId,
+    latencyMinMs: 0,
+    latencyMaxMs: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await db.insert(sources).values(row);
+  return row;
+}
+
+/** Every source of an instance, by network then name (byte order; ties by key, as SQLite reads them). */
+export async function listSources(db: PostgresDb, instanceId: string): Promise<SourceRow[]> {
+  return db
+    .select()
+    .from(sources)
+    .where(eq(sources.instanceId, instanceId))
+    .orderBy(binary(sources.network), binary(sources.name), binary(sources.key));
+}
+
+/** Enables or disables a source of an instance; returns it, or undefined when it is not the instance's. */
+export async function setSourceEnabled(
+  db: PostgresDb,
+  instanceId: string,
+  id: string,
+  enabled: boolean,
+  now: Date,
+): Promise<SourceRow | undefined> {
+  const [row] = await db
+    .update(sources)
+    .set({ enabled, updatedAt: now })
+    .where(and(eq(sources.instanceId, instanceId), eq(sources.id, id)))
+    .returning();
+  return row;
+}

@@ -1,0 +1,15 @@
+/**
+ * Every operation of the PostgreSQL store: the query functions of this folder, each taking the connection
+ * first, name for name and signature for signature those of `src/db/sqlite/queries` (checked where
+ * `src/db/postgres/store.ts` binds them to the `Store` type).
+ */
+export * from './auth.js';
+export * from './availability-requests.js';
+export * from './catalog.js';
+export * from './customers.js';
+export * from './gathering-tasks.js';
+export * from './idempotency.js';
+export * from './instance-products.js';
+export * from './price-plans.js';
+export * from './quotes.js';
+export * from './tenancy.js';

@@ -1,0 +1,113 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { sourceTypes } from '../../values.js';
+import { idColumn, timestamps } from './columns.js';
+import { instances } from './tenancy.js';
+
+/**
+ * A source of offers for one network (a supplier's system, or the instance's catalogue of it).
+ * The options endpoint's `networks` are the networks of the enabled sources.
+ */
+export const sources = sqliteTable(
+  'sources',
+  {
+    id: idColumn(),
+    instanceId: text()
+      .notNull()
+      .references(() => instances.id),
+    /** Stable key within the instance, e.g. `kpn-wba`. */
+    key: text().notNull(),
+    name: text().notNull(),
+    /** Network name as published in the options (`KPN`, `Eurofiber`, ...). */
+    network: text().notNull(),
+    type: text({ enum: sourceTypes }).notNull(),
+    /** JSON array of ISO 3166 alpha-2 codes the source answers for. */
+    countryCodes: text({ mode: 'json' }).$type<string[]>().notNull(),
+    enabled: integer({ mode: 'boolean' }).notNull().default(true),
+    /** Simulated answer time of a catalogue source, in milliseconds. */
+    latencyMinMs: integer().notNull().default(0),
+    latencyMaxMs: integer().notNull().default(0),
+    /** `http` sources: the supplier's availability endpoint. */
+    endpointUrl: text(),
+    /** `http` sources: the bearer credential sent to the supplier; never returned by the API. */
+    credentials: text(),
+    /** Time allowed for one call to the source, in milliseconds. */
+    timeoutMs: integer().notNull().default(10_000),
+    /** Calls to the source in flight at once (bulkhead). */
+    concurrency: integer().notNull().default(4),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('sources_instance_key_unique').on(t.instanceId, t.key)],
+);
+
+/** A coverage area of the catalogue: postal-code ranges and city names. */
+export const catalogAreas = sqliteTable(
+  'catalog_areas',
+  {
+    id: idColumn(),
+    instanceId: text()
+      .notNull()
+      .references(() => instances.id),
+    key: text().notNull(),
+    name: text().notNull(),
+    countryCode: text().notNull(),
+    /** Order in the imported catalogue; a city-only match takes the first area listing the city. */
+    position: integer().notNull(),
+  },
+  (t) => [uniqueIndex('catalog_areas_instance_key_unique').on(t.instanceId, t.key)],
+);
+
+/** Inclusive postal-code prefix range of an area (`1011`–`1018` covers `1016XA`). */
+export const catalogAreaPostalCodeRanges = sqliteTable(
+  'catalog_area_postal_code_ranges',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    areaId: text()
+      .notNull()
+      .references(() => catalogAreas.id, { onDelete: 'cascade' }),
+    fromPrefix: text().notNull(),
+    toPrefix: text().notNull(),
+  },
+  (t) => [index('catalog_area_ranges_area_idx').on(t.areaId)],
+);
+
+/** A city an area covers; matched case-insensitively (used for coordinate-only addresses). */
+export const catalogAreaCities = sqliteTable(
+  'catalog_area_cities',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    areaId: text()
+      .notNull()
+      .references(() => catalogAreas.id, { onDelete: 'cascade' }),
+    cityLower: text().notNull(),
+  },
+  (t) => [index('catalog_area_cities_city_idx').on(t.cityLower)],
+);
+
+/**
+ * One purchasable offer of a source: technology, connection type, bandwidth and term with its
+ * purchase prices in minor currency units. `areaId` null means nationwide.
+ */
+export const catalogOffers = sqliteTable(
+  'catalog_offers',
+  {
+    id: idColumn(),
+    instanceId: text()
+      .notNull()
+      .references(() => instances.id),
+    sourceId: text()
+      .notNull()
+      .references(() => sources.id),
+    areaId: text().references(() => catalogAreas.id),
+    technologyType: text().notNull(),
+    connectionType: text().notNull(),
+    downloadKbps: integer().notNull(),
+    uploadKbps: integer().notNull(),
+    contractTermMonths: integer().notNull(),
+    purchaseMrcMinor: integer().notNull(),
+    purchaseNrcMinor: integer().notNull(),
+    currency: text().notNull(),
+    createdAt: integer({ mode: 'timestamp_ms' }).notNull().default(sql`(unixepoch() * 1000)`),
+  },
+  (t) => [index('catalog_offers_source_area_idx').on(t.sourceId, t.areaId)],
+);

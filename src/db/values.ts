@@ -1,0 +1,36 @@
+/**
+ * The enumerations and stored JSON shapes both stores' tables share (`src/db/sqlite/schema`,
+ * `src/db/postgres/schema`), and that the rest of the code names.
+ */
+
+/** Statuses of an availability request (DESIGN.md, "Status"). */
+export const availabilityRequestStatuses = ['pending', 'in_progress', 'completed'] as const;
+export type AvailabilityRequestStatus = (typeof availabilityRequestStatuses)[number];
+
+/** The filters of a request as stored; every array is empty when that filter was not given. */
+export interface StoredFilters {
+  bandwidths: { download: number; upload: number }[];
+  networks: string[];
+  contractTerms: number[];
+  connectionTypes: string[];
+  technologyTypes: string[];
+}
+
+/** Task statuses: queued → running → succeeded | failed (a failed attempt may go back to queued). */
+export const gatheringTaskStatuses = ['queued', 'running', 'succeeded', 'failed'] as const;
+export type GatheringTaskStatus = (typeof gatheringTaskStatuses)[number];
+
+/**
+ * Source adapter kinds: `catalog` answers from the instance's catalogue tables, `http` calls a supplier's
+ * availability API (docs/supplier-contract.md).
+ */
+export const sourceTypes = ['catalog', 'http'] as const;
+export type SourceType = (typeof sourceTypes)[number];
+
+/** Kinds of quote lines, by the catalogue their product comes from. */
+export const quoteLineKinds = [
+  'availability_request_product',
+  'instance_product',
+  'mandatory_product',
+] as const;
+export type QuoteLineKind = (typeof quoteLineKinds)[number];
