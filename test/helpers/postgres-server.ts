@@ -112,3 +112,36 @@ export async function createTestDatabase(adminUrl: string): Promise<{ url: strin
     },
   };
 }
+
+/**
+ * A fresh database whose default collation is linguistic (ICU `en-US`), as on most production servers
+ * (`en_US.UTF-8`): an order or comparison relying on the default collation differs there from SQLite's
+ * byte order, and an index in that collation cannot serve a bytewise (`COLLATE "C"`) order. A server
+ * without ICU gets a plain test database ({@link createTestDatabase}).
+ */
+export async function createLinguisticDatabase(
+  adminUrl: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `gateway_test_icu_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(
+      `CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C' LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`,
+    );
+  } catch {
+    return createTestDatabase(adminUrl);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => client.end());
+    },
+  };
+}

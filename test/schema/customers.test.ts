@@ -7,7 +7,7 @@ import {
   type TestTenant,
   waitFor,
 } from '../helpers/app.js';
-import { countStoredRows, recordStatements } from '../helpers/store.js';
+import { countStoredRows, recordStatements, testStore } from '../helpers/store.js';
 
 const CREATE_CUSTOMER = `mutation ($input: CreateCustomerInput!) {
   createCustomer(input: $input) {
@@ -452,7 +452,11 @@ describe('customers query without N+1', () => {
     };
     expect(five.result).toEqual({ data: { customers: { edges: Array(5).fill({ node }) } } });
     expect(ten.result).toEqual({ data: { customers: { edges: Array(10).fill({ node }) } } });
-    expect(ten.statements).toBe(five.statements);
+    // An N+1 would cost at least one statement per customer (10 or 20 more for the larger tenant). On SQLite
+    // every load of a tick answers at once, so the counts are equal; on PostgreSQL two parents answered in
+    // different round trips may split one child batch in two, whatever the number of customers.
+    if (testStore === 'sqlite') expect(ten.statements).toBe(five.statements);
     expect(five.statements).toBeLessThanOrEqual(14);
+    expect(ten.statements).toBeLessThanOrEqual(14);
   });
 });

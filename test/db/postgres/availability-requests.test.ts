@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type PostgresDb, postgresDb } from '../../../src/db/postgres/client.js';
 import { migratePostgres } from '../../../src/db/postgres/migrate.js';
@@ -13,7 +13,7 @@ import { openDatabase, type SqliteDb } from '../../../src/db/sqlite/client.js';
 import * as sqliteQueries from '../../../src/db/sqlite/queries/availability-requests.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
 import { bindOperations, type StoreOperations } from '../../../src/db/store.js';
-import { createTestDatabase } from '../../helpers/postgres-server.js';
+import { createLinguisticDatabase } from '../../helpers/postgres-server.js';
 
 const T0 = new Date('2026-10-30T08:00:00.000Z');
 const T1 = new Date('2026-11-02T09:30:00.123Z');
@@ -225,35 +225,6 @@ const fixtures: [PgTable, SQLiteTable, object[]][] = [
     ],
   ],
 ];
-
-/**
- * A database whose default collation is linguistic (ICU en-US), so that a query relying on the default
- * collation for its order would differ from SQLite here; the plain test database where ICU is missing.
- */
-async function createLinguisticDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `gateway_test_avr_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(
-      `CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C' LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`,
-    );
-  } catch {
-    return createTestDatabase(adminUrl);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => client.end());
-    },
-  };
-}
 
 const newElement = (
   customerId: string | null,

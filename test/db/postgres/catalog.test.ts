@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import { type PostgresDb, postgresDb } from '../../../src/db/postgres/client.js';
 import { migratePostgres } from '../../../src/db/postgres/migrate.js';
@@ -11,7 +11,7 @@ import * as sqliteQueries from '../../../src/db/sqlite/queries/catalog.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
 import { bindOperations, type StoreOperations } from '../../../src/db/store.js';
 import type { CatalogFile } from '../../../src/gathering/sources/catalog-file.js';
-import { createTestDatabase } from '../../helpers/postgres-server.js';
+import { createLinguisticDatabase } from '../../helpers/postgres-server.js';
 
 // Deterministic, ascending ids (reset before each twin call), so both stores' results compare equal.
 const ids = vi.hoisted(() => ({ next: 0 }));
@@ -26,35 +26,6 @@ vi.mock('../../../src/ids.js', async (importOriginal) => {
 
 const T0 = new Date('2026-11-01T08:00:00.000Z');
 const T1 = new Date('2026-11-25T10:00:00.789Z');
-
-/**
- * A database whose default collation is linguistic (ICU en-US), so that an order or comparison relying on
- * the default collation would differ from SQLite's byte order; the plain test database where ICU is missing.
- */
-async function createLinguisticDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `gateway_test_cat_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(
-      `CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C' LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`,
-    );
-  } catch {
-    return createTestDatabase(adminUrl);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => client.end());
-    },
-  };
-}
 
 const offer = (
   source: string,

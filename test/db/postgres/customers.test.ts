@@ -1,5 +1,5 @@
 import { drizzle } from 'drizzle-orm/node-postgres';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { PostgresDb } from '../../../src/db/postgres/client.js';
 import { postgresDb } from '../../../src/db/postgres/client.js';
@@ -11,37 +11,7 @@ import type { CustomerRecord, NewCustomer } from '../../../src/db/rows.js';
 import { closeDatabase, openDatabase, type SqliteDb } from '../../../src/db/sqlite/client.js';
 import * as sqlite from '../../../src/db/sqlite/queries/customers.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
-import { createTestDatabase } from '../../helpers/postgres-server.js';
-
-/**
- * A database whose default collation is linguistic (ICU `en-US`), where `ORDER BY text` differs from
- * SQLite's bytewise order: the store must sort ids and folded names bytewise anyway. A server without ICU
- * gets a plain test database.
- */
-async function linguisticDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `gateway_test_icu_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(
-      `CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.utf8'`,
-    );
-  } catch {
-    return createTestDatabase(adminUrl);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => client.end());
-    },
-  };
-}
+import { createLinguisticDatabase } from '../../helpers/postgres-server.js';
 
 const at = new Date('2026-11-25T10:00:00.000Z');
 const stamps = { createdAt: at, updatedAt: at };
@@ -173,7 +143,7 @@ describe('PostgreSQL customers and projects queries', () => {
   let lite: SqliteDb;
 
   beforeAll(async () => {
-    database = await linguisticDatabase(inject('postgresAdminUrl'));
+    database = await createLinguisticDatabase(inject('postgresAdminUrl'));
     pool = openPostgresPool(database.url, 10);
     await migratePostgres(pool);
     db = postgresDb(pool);

@@ -3,13 +3,15 @@ import { join } from 'node:path';
 import { is } from 'drizzle-orm';
 import { PgTable, getTableConfig as pgTableConfig } from 'drizzle-orm/pg-core';
 import { SQLiteTable, getTableConfig as sqliteTableConfig } from 'drizzle-orm/sqlite-core';
-import type pg from 'pg';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type PostgresDb, postgresDb } from '../../../src/db/postgres/client.js';
 import { migratePostgres, postgresMigrationsFolder } from '../../../src/db/postgres/migrate.js';
 import { openPostgresPool } from '../../../src/db/postgres/pool.js';
+import * as queries from '../../../src/db/postgres/queries/index.js';
 import * as postgresSchema from '../../../src/db/postgres/schema/index.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
-import { createTestDatabase } from '../../helpers/postgres-server.js';
+import { createLinguisticDatabase, createTestDatabase } from '../../helpers/postgres-server.js';
 
 /** Each table of a schema module as names: its columns (with NOT NULL), indexes (with UNIQUE) and keys. */
 function shapeOf(tables: { name: string; columns: { name: string; notNull: boolean }[] }[]) {
@@ -129,36 +131,186 @@ describe('the PostgreSQL schema and its migrations', () => {
         responseBody: 'text',
       });
     });
+  });
 
-    it('when 20,000 customers and requests are seeded, then the name filter and the newest-first list page use their indexes', async () => {
+  describe('on a database whose default collation is linguistic (ICU en-US), with 20,000 rows per list', () => {
+    let database: { url: string; drop(): Promise<void> };
+    let pool: pg.Pool;
+    let db: PostgresDb;
+
+    beforeAll(async () => {
+      database = await createLinguisticDatabase(inject('postgresAdminUrl'));
+      pool = openPostgresPool(database.url, 4);
+      db = postgresDb(pool);
       await migratePostgres(pool);
       await seed(pool);
+    });
+    afterAll(async () => {
+      await pool.end();
+      await database.drop();
+    });
 
-      const nameFilter = await explain(
-        pool,
-        `SELECT id FROM customers WHERE instance_id = 'ins_seed' AND name_folded LIKE '%acme 1234%'
-          ORDER BY name_folded, id LIMIT 25`,
-      );
-      const listPage = await explain(
-        pool,
-        `SELECT id, status, sources_finished FROM availability_requests WHERE instance_id = 'ins_seed'
-          ORDER BY created_at DESC, id DESC LIMIT 25`,
+    it('when the default collation is asked to order text, then it is not byte order (the premise of the plans below)', async () => {
+      const order = await pool.query<{ linguistic: boolean }>(`SELECT 'a' < 'B' AS linguistic`);
+
+      expect(order.rows[0]?.linguistic).toBe(true);
+    });
+
+    // The position of the 10,000th seeded request (and quote): n seconds before `seededAt`.
+    const after = new Date(Date.parse(seededAt) - 10_000 * 1000);
+    it.each([
+      {
+        list: 'an instance’s requests, first page',
+        cursor: false,
+        table: 'availability_requests',
+        index: 'availability_requests_list_idx',
+        scan: 'Index Scan Backward',
+        read: (db: PostgresDb) =>
+          queries.listAvailabilityRequestsPage(db, 'ins_seed', { offset: 0, limit: 25 }),
+      },
+      {
+        list: 'an instance’s requests, older than a cursor',
+        cursor: true,
+        table: 'availability_requests',
+        index: 'availability_requests_list_idx',
+        scan: 'Index Scan Backward',
+        read: (db: PostgresDb) =>
+          queries.sliceAvailabilityRequests(db, 'ins_seed', {
+            from: { createdAt: after, id: 'avr_010000' },
+            direction: 'older',
+            limit: 26,
+          }),
+      },
+      {
+        list: 'an instance’s requests, newer than a cursor',
+        cursor: true,
+        table: 'availability_requests',
+        index: 'availability_requests_list_idx',
+        scan: 'Index Scan',
+        read: (db: PostgresDb) =>
+          queries.sliceAvailabilityRequests(db, 'ins_seed', {
+            from: { createdAt: after, id: 'avr_010000' },
+            direction: 'newer',
+            limit: 26,
+          }),
+      },
+      {
+        list: 'a customer’s requests, older than a cursor',
+        cursor: true,
+        table: 'availability_requests',
+        index: 'availability_requests_customer_idx',
+        scan: 'Index Scan Backward',
+        read: (db: PostgresDb) =>
+          queries.sliceAvailabilityRequests(db, 'ins_seed', {
+            from: { createdAt: after, id: 'avr_010000' },
+            direction: 'older',
+            limit: 26,
+            customerId: 'cus_1',
+          }),
+      },
+      {
+        list: 'an instance’s customers, first page',
+        cursor: false,
+        table: 'customers',
+        index: 'customers_list_idx',
+        scan: 'Index Scan',
+        read: (db: PostgresDb) =>
+          queries.listCustomersPage(db, 'ins_seed', { nameFolded: null, offset: 0, limit: 25 }),
+      },
+      {
+        list: 'an instance’s customers, after a cursor',
+        cursor: true,
+        table: 'customers',
+        index: 'customers_list_idx',
+        scan: 'Index Scan',
+        read: (db: PostgresDb) =>
+          queries.sliceCustomers(db, 'ins_seed', {
+            nameFolded: null,
+            after: { nameFolded: 'acme 5000', id: 'cus_5000' },
+            limit: 26,
+          }),
+      },
+      {
+        list: 'an instance’s quotes, older than a cursor',
+        cursor: true,
+        table: 'quotes',
+        index: 'quotes_list_idx',
+        scan: 'Index Scan Backward',
+        read: (db: PostgresDb) =>
+          queries.sliceQuotes(db, 'ins_seed', { after: { createdAt: after, id: 'quo_010000' }, limit: 26 }),
+      },
+      {
+        list: 'a customer’s projects, first page',
+        cursor: false,
+        table: 'projects',
+        index: 'projects_customer_idx',
+        scan: 'Index Scan',
+        read: (db: PostgresDb) =>
+          queries.listProjectsPage(db, 'ins_seed', { customerId: 'cus_1', offset: 0, limit: 25 }),
+      },
+    ])(
+      'when the store reads $list, then its query reads $index in order, with no Sort',
+      async ({ table, index, scan, cursor, read }) => {
+        const [statement] = await statementsOf(() => read(db));
+
+        const plan = await explain(pool, statement?.text ?? '', statement?.values);
+
+        expect(plan.split('\n')[0]).toMatch(/^Limit /);
+        expect(plan).toContain(`${scan} using ${index} on ${table}`);
+        expect(plan).not.toContain('Sort');
+        expect(plan).not.toMatch(new RegExp(`(Seq Scan|Bitmap Heap Scan) on ${table}\\b`));
+        // A cursor bounds the scan itself (a row comparison in the Index Cond), not a filter on every row before it.
+        if (cursor) expect(plan).toMatch(/Index Cond: .*ROW\(/);
+      },
+    );
+
+    it('when the store filters customers by a name fragment, then the trigram index finds them', async () => {
+      const [statement] = await statementsOf(() =>
+        queries.listCustomersPage(db, 'ins_seed', { nameFolded: 'acme 1234', offset: 0, limit: 25 }),
       );
 
-      expect(nameFilter).toContain('customers_name_trigram_idx');
-      expect(nameFilter).not.toContain('Seq Scan');
-      expect(listPage).toContain('Index Scan Backward using availability_requests_list_idx');
-      expect(listPage).not.toContain('Seq Scan');
+      const plan = await explain(pool, statement?.text ?? '', statement?.values);
+
+      expect(plan).toContain('customers_name_trigram_idx');
+      expect(plan).not.toContain('Seq Scan on customers');
     });
   });
 });
 
-async function explain(pool: pg.Pool, query: string): Promise<string> {
-  const plan = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${query}`);
+/** The statements, with their parameters, that node-postgres sends while `act` runs. */
+async function statementsOf(act: () => Promise<unknown>): Promise<{ text: string; values: unknown[] }[]> {
+  const statements: { text: string; values: unknown[] }[] = [];
+  const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = prototype.query;
+  prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    // `query(text, values)` or `query({ text, values? }, values?)`, as drizzle calls it.
+    const [config, values] = args as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
+    const text = typeof config === 'string' ? config : config.text;
+    const given = typeof config === 'string' ? undefined : config.values;
+    statements.push({ text, values: given ?? values ?? [] });
+    return original.apply(this, args);
+  };
+  try {
+    await act();
+  } finally {
+    prototype.query = original;
+  }
+  return statements;
+}
+
+/** The plan PostgreSQL would run for `query` with `values` (a custom plan for these parameters). */
+async function explain(pool: pg.Pool, query: string, values: unknown[] = []): Promise<string> {
+  const plan = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${query}`, values);
   return plan.rows.map((row) => row['QUERY PLAN']).join('\n');
 }
 
-/** One instance with 20,000 customers and 20,000 requests, inserted by the server itself, then analysed. */
+/** When the seeded rows were created: request, quote and project n is n seconds older. */
+const seededAt = '2026-11-25T10:00:00.000Z';
+
+/**
+ * One instance with 20,000 customers, requests (100 for each of `cus_1` … `cus_200`), quotes and projects
+ * (likewise), inserted by the server itself, then analysed.
+ */
 async function seed(pool: pg.Pool): Promise<void> {
   await pool.query(`
     INSERT INTO instances (id, name, code, created_at, updated_at) VALUES ('ins_seed', 'Seed', 'SEED', now(), now());
@@ -174,10 +326,21 @@ async function seed(pool: pg.Pool): Promise<void> {
                            postal_code, country_code, continent_code, created_at, updated_at)
       SELECT 'adr_' || n, 'ins_seed', 'fields', 'Straat', 'Amsterdam', n::text, '', '1016XA', 'NL', 'EU', now(), now()
         FROM generate_series(1, 20000) AS n;
-    INSERT INTO availability_requests (id, instance_id, address_id, price_plan_id, filters, status, sources_total,
-                                       created_at, updated_at)
-      SELECT 'avr_' || lpad(n::text, 6, '0'), 'ins_seed', 'adr_' || n, 'ppl_seed', '{}'::jsonb, 'pending', 0,
-             now() - make_interval(secs => n), now()
+    INSERT INTO availability_requests (id, instance_id, address_id, customer_id, price_plan_id, filters, status,
+                                       sources_total, created_at, updated_at)
+      SELECT 'avr_' || lpad(n::text, 6, '0'), 'ins_seed', 'adr_' || n, 'cus_' || (1 + n % 200), 'ppl_seed',
+             '{"bandwidths":[],"networks":[],"contractTerms":[],"connectionTypes":[],"technologyTypes":[]}'::jsonb,
+             'pending', 0, '${seededAt}'::timestamptz - make_interval(secs => n), now()
+        FROM generate_series(1, 20000) AS n;
+    INSERT INTO quotes (id, instance_id, customer_id, name, year, sequence, quote_number, currency, validity_days,
+                        expiration_date, created_at, updated_at)
+      SELECT 'quo_' || lpad(n::text, 6, '0'), 'ins_seed', 'cus_' || (1 + n % 200), 'Quote ' || n, 2026, n,
+             '2026-' || lpad(n::text, 5, '0') || '-SEED', 'EUR', 30, '2026-12-25',
+             '${seededAt}'::timestamptz - make_interval(secs => n), now()
+        FROM generate_series(1, 20000) AS n;
+    INSERT INTO projects (id, instance_id, customer_id, name, created_at, updated_at)
+      SELECT 'prj_' || lpad(n::text, 6, '0'), 'ins_seed', 'cus_' || (1 + n % 200), 'Project ' || n,
+             '${seededAt}'::timestamptz - make_interval(secs => n), now()
         FROM generate_series(1, 20000) AS n;
     ANALYZE;
   `);

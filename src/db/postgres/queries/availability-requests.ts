@@ -1,4 +1,4 @@
-import { and, asc, type Column, desc, eq, gt, gte, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, type Column, desc, eq, gte, inArray, type SQL, sql } from 'drizzle-orm';
 import { newId } from '../../../ids.js';
 import type {
   AddressRow,
@@ -11,6 +11,7 @@ import type {
   RequestPosition,
   SourceOutcome,
   StoredAvailabilityRequestRecord,
+  StoredFilters,
 } from '../../rows.js';
 import type { PostgresDb } from '../client.js';
 import {
@@ -22,10 +23,27 @@ import {
   sources,
 } from '../schema/index.js';
 
+/**
+ * Stored filters with their keys in the order `storedFilters` writes them, which SQLite's JSON text keeps.
+ * `jsonb` keeps keys sorted by length, then bytes, so a bandwidth comes back as `{upload, download}`; the
+ * REST documents show the stored bandwidths as they are, and a copied deployment must serve the same bytes.
+ */
+function canonicalFilters(stored: StoredFilters): StoredFilters {
+  return {
+    bandwidths: stored.bandwidths.map(({ download, upload }) => ({ download, upload })),
+    networks: stored.networks,
+    contractTerms: stored.contractTerms,
+    connectionTypes: stored.connectionTypes,
+    technologyTypes: stored.technologyTypes,
+  };
+}
+
 /** The columns of a request that the API shows, as the SQLite store reads them. */
 const shownRequestColumns = {
   id: availabilityRequests.id,
-  filters: availabilityRequests.filters,
+  filters: sql`${availabilityRequests.filters}`.mapWith((value: unknown) =>
+    canonicalFilters(availabilityRequests.filters.mapFromDriverValue(value) as StoredFilters),
+  ),
   status: availabilityRequests.status,
   sourcesTotal: availabilityRequests.sourcesTotal,
   sourcesFinished: availabilityRequests.sourcesFinished,
@@ -203,7 +221,9 @@ export async function listAvailabilityRequestsPage(
 /**
  * Keyset slice of an instance's requests in newest-first order, for cursor connections.
  * `direction: 'older'` returns up to `limit` requests strictly after `from` in that order (older ones);
- * `'newer'` returns up to `limit` strictly before it, nearest first. Ids compare bytewise, as in SQLite.
+ * `'newer'` returns up to `limit` strictly before it, nearest first. Ids compare bytewise, as in SQLite;
+ * `availability_requests_list_idx` (`availability_requests_customer_idx` for one customer) serves order
+ * and bound.
  */
 export async function sliceAvailabilityRequests(
   db: PostgresDb,
@@ -218,12 +238,16 @@ export async function sliceAvailabilityRequests(
   const { from, direction } = slice;
   const t = availabilityRequests;
   const id = bytewise(t.id);
+  // A row comparison, not the equivalent `created_at < … OR (created_at = … AND id < …)`: the index scan
+  // starts at the cursor instead of filtering every row before it.
+  const position = sql`(${t.createdAt}, ${id})`;
+  const cursor = from && sql`(${sql.param(from.createdAt, t.createdAt)}, ${from.id})`;
   const bound =
-    from === null
+    cursor === null
       ? undefined
       : direction === 'older'
-        ? or(lt(t.createdAt, from.createdAt), and(eq(t.createdAt, from.createdAt), lt(id, from.id)))
-        : or(gt(t.createdAt, from.createdAt), and(eq(t.createdAt, from.createdAt), gt(id, from.id)));
+        ? sql`${position} < ${cursor}`
+        : sql`${position} > ${cursor}`;
   const order = direction === 'older' ? [desc(t.createdAt), desc(id)] : [asc(t.createdAt), asc(id)];
   return recordQuery(db)
     .where(

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { newId } from '../../../ids.js';
 import type { NewQuote, NewQuoteLine, ProductRow, QuoteRecord, QuoteRow } from '../../rows.js';
 import type { PostgresDb } from '../client.js';
@@ -165,11 +165,10 @@ export async function sliceQuotes(
 ): Promise<QuoteRecord[]> {
   const { after } = query;
   const id = sql`${quotes.id} collate "C"`;
+  // A row comparison, which `quotes_list_idx` takes as the scan's start, where the equivalent OR would
+  // filter every quote newer than the cursor.
   const bound = after
-    ? or(
-        lt(quotes.createdAt, after.createdAt),
-        and(eq(quotes.createdAt, after.createdAt), sql`${id} < ${after.id}`),
-      )
+    ? sql`(${quotes.createdAt}, ${id}) < (${sql.param(after.createdAt, quotes.createdAt)}, ${after.id})`
     : undefined;
   return quoteRecords(
     db,

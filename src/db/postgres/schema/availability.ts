@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import {
   bigint,
   doublePrecision,
@@ -62,11 +63,14 @@ export const availabilityRequests = pgTable(
     sourcesFinished: integer().notNull().default(0),
     ...timestamps,
   },
-  // Newest first (`ORDER BY created_at DESC, id DESC`) is a backward scan of these ascending indexes;
-  // drizzle's `.desc()` would write `DESC NULLS LAST`, which that ORDER BY cannot use.
+  // The queries order and bound ids bytewise (`id COLLATE "C"`, as SQLite): an index on `id` in the
+  // database's default collation (often `en_US.UTF-8`) cannot serve that order, so each page would sort
+  // all of an instance's requests. Newest first (`ORDER BY created_at DESC, id COLLATE "C" DESC`) is a
+  // backward scan of these ascending indexes; drizzle's `.desc()` would write `DESC NULLS LAST`, which that
+  // ORDER BY cannot use.
   (t) => [
-    index('availability_requests_list_idx').on(t.instanceId, t.createdAt, t.id),
-    index('availability_requests_customer_idx').on(t.customerId, t.createdAt, t.id),
+    index('availability_requests_list_idx').on(t.instanceId, t.createdAt, sql`${t.id} collate "C"`),
+    index('availability_requests_customer_idx').on(t.customerId, t.createdAt, sql`${t.id} collate "C"`),
   ],
 );
 

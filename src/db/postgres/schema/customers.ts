@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { idColumn, timestamps } from './columns.js';
 import { instances, users } from './tenancy.js';
@@ -83,7 +84,9 @@ export const customers = pgTable(
   },
   (t) => [
     uniqueIndex('customers_instance_sequence_unique').on(t.instanceId, t.autoSequence),
-    index('customers_list_idx').on(t.instanceId, t.nameFolded, t.id),
+    // In the list's bytewise order (`COLLATE "C"`, as SQLite), which an index in the database's default
+    // collation cannot serve.
+    index('customers_list_idx').on(t.instanceId, sql`${t.nameFolded} collate "C"`, sql`${t.id} collate "C"`),
     // The name filter is a substring match (`%acme%`): a B-tree cannot serve it, trigrams can.
     index('customers_name_trigram_idx').using('gin', t.nameFolded.op('gin_trgm_ops')),
   ],
@@ -123,5 +126,8 @@ export const projects = pgTable(
     name: text().notNull(),
     ...timestamps,
   },
-  (t) => [index('projects_customer_idx').on(t.instanceId, t.customerId, t.createdAt)],
+  // A customer's projects in list order: oldest first, ties by id bytewise (`COLLATE "C"`, as SQLite).
+  (t) => [
+    index('projects_customer_idx').on(t.instanceId, t.customerId, t.createdAt, sql`${t.id} collate "C"`),
+  ],
 );

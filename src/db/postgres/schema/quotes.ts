@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { quoteLineKinds } from '../../values.js';
 import { idColumn, instant, timestamps } from './columns.js';
@@ -51,7 +52,8 @@ export const quotes = pgTable(
   },
   (t) => [
     uniqueIndex('quotes_number_unique').on(t.instanceId, t.year, t.sequence),
-    index('quotes_list_idx').on(t.instanceId, t.createdAt, t.id),
+    // Newest first, ties by id bytewise (`COLLATE "C"`, as SQLite): a backward scan.
+    index('quotes_list_idx').on(t.instanceId, t.createdAt, sql`${t.id} collate "C"`),
   ],
 );
 
