@@ -10,6 +10,7 @@ const storeless = [
   'test/gathering/pricing.test.ts',
   'test/resolvers/validation.test.ts',
   'test/db/migrations-drift.test.ts',
+  'test/db/store.test.ts',
 ];
 
 export default defineConfig({

@@ -12,7 +12,6 @@ import type { NewAvailabilityRequest, StoredFilters } from '../../../src/db/rows
 import { openDatabase, type SqliteDb } from '../../../src/db/sqlite/client.js';
 import * as sqliteQueries from '../../../src/db/sqlite/queries/availability-requests.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
-import { bindOperations, type StoreOperations } from '../../../src/db/store.js';
 import { createLinguisticDatabase } from '../../helpers/postgres-server.js';
 
 const T0 = new Date('2026-10-30T08:00:00.000Z');
@@ -275,15 +274,6 @@ describe('availability requests on PostgreSQL', () => {
     await pool?.end();
     lite?.$client.close();
     await database?.drop();
-  });
-
-  it('when bound like the store, then every function matches its SQLite twin’s signature', () => {
-    const bound: { [K in keyof typeof pgQueries]: StoreOperations[K] } = bindOperations(db, pgQueries);
-    expect(Object.keys(bound).sort()).toEqual(
-      Object.keys(sqliteQueries)
-        .filter((key) => typeof (sqliteQueries as Record<string, unknown>)[key] === 'function')
-        .sort(),
-    );
   });
 
   it('when a request is looked up, then its shown columns come back, and nothing for another instance', async () => {

@@ -9,7 +9,6 @@ import type { NewSource } from '../../../src/db/rows.js';
 import { openDatabase, type SqliteDb } from '../../../src/db/sqlite/client.js';
 import * as sqliteQueries from '../../../src/db/sqlite/queries/catalog.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
-import { bindOperations, type StoreOperations } from '../../../src/db/store.js';
 import type { CatalogFile } from '../../../src/gathering/sources/catalog-file.js';
 import { createLinguisticDatabase } from '../../helpers/postgres-server.js';
 
@@ -157,15 +156,6 @@ describe('the catalogue on PostgreSQL', () => {
     await pool?.end();
     lite?.$client.close();
     await database?.drop();
-  });
-
-  it('when bound like the store, then every function matches its SQLite twin’s signature', () => {
-    const bound: { [K in keyof typeof pgQueries]: StoreOperations[K] } = bindOperations(db, pgQueries);
-    expect(Object.keys(bound).sort()).toEqual(
-      Object.keys(sqliteQueries)
-        .filter((key) => typeof (sqliteQueries as Record<string, unknown>)[key] === 'function')
-        .sort(),
-    );
   });
 
   it('when catalogues are imported, then sources, areas and offers are written as on SQLite', async () => {

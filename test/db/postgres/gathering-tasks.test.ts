@@ -10,7 +10,6 @@ import type { GatheredProduct, StoredFilters } from '../../../src/db/rows.js';
 import { openDatabase, type SqliteDb } from '../../../src/db/sqlite/client.js';
 import * as sqliteQueries from '../../../src/db/sqlite/queries/gathering-tasks.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
-import { bindOperations, type StoreOperations } from '../../../src/db/store.js';
 import { createTestDatabase } from '../../helpers/postgres-server.js';
 
 // Deterministic, ascending ids (reset before each twin call), so both stores' results compare equal.
@@ -239,15 +238,6 @@ describe('gathering tasks on PostgreSQL, call for call as on SQLite', () => {
   afterAll(async () => {
     lite?.$client.close();
     await seeded?.close();
-  });
-
-  it('when bound like the store, then every function matches its SQLite twin’s signature', () => {
-    const bound: { [K in keyof typeof pgQueries]: StoreOperations[K] } = bindOperations(db, pgQueries);
-    expect(Object.keys(bound).sort()).toEqual(
-      Object.keys(sqliteQueries)
-        .filter((key) => typeof (sqliteQueries as Record<string, unknown>)[key] === 'function')
-        .sort(),
-    );
   });
 
   it('when tasks are claimed, completed, failed, taken over, released and exhausted, then every result and row is SQLite’s', async () => {

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { PostgresDb } from '../../../src/db/postgres/client.js';
 import { postgresDb } from '../../../src/db/postgres/client.js';
@@ -10,36 +10,7 @@ import type { NewQuote, NewQuoteLine, QuoteRecord, QuoteRow } from '../../../src
 import { closeDatabase, openDatabase, type SqliteDb } from '../../../src/db/sqlite/client.js';
 import * as sqlite from '../../../src/db/sqlite/queries/quotes.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
-import { createTestDatabase } from '../../helpers/postgres-server.js';
-
-/**
- * A database whose default collation is linguistic (ICU `en-US`), where `ORDER BY id` differs from
- * SQLite's bytewise order. A server without ICU gets a plain test database.
- */
-async function linguisticDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `gateway_test_icu_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(
-      `CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.utf8'`,
-    );
-  } catch {
-    return createTestDatabase(adminUrl);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => client.end());
-    },
-  };
-}
+import { createLinguisticDatabase } from '../../helpers/postgres-server.js';
 
 const at = new Date('2026-11-25T10:00:00.000Z');
 const later = new Date('2026-11-26T08:30:00.000Z');
@@ -221,7 +192,7 @@ describe('PostgreSQL quotes queries', () => {
   let lite: SqliteDb;
 
   beforeAll(async () => {
-    database = await linguisticDatabase(inject('postgresAdminUrl'));
+    database = await createLinguisticDatabase(inject('postgresAdminUrl'));
     pool = openPostgresPool(database.url, 10);
     await migratePostgres(pool);
     db = postgresDb(pool);

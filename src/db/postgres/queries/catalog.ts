@@ -1,9 +1,9 @@
 import { and, asc, eq, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import { LRUCache } from 'lru-cache';
 import type { CatalogFile } from '../../../gathering/sources/catalog-file.js';
 import { newId } from '../../../ids.js';
 import type { CatalogOfferRow, CatalogValueSets, NewSource, SourceRow, SourceType } from '../../rows.js';
+import { valueSetsCache } from '../../value-sets.js';
 import type { PostgresDb } from '../client.js';
 import {
   catalogAreaCities,
@@ -136,71 +136,48 @@ export async function listEnabledSources(
     .orderBy(binary(sources.network), binary(sources.name), binary(sources.key));
 }
 
-const noValues: CatalogValueSets = Object.freeze({
-  technologyTypes: Object.freeze([]),
-  connectionTypes: Object.freeze([]),
-  bandwidths: Object.freeze([]),
-  contractTerms: Object.freeze([]),
-});
-
-/**
- * Value sets already read, per database handle and list of source ids (at most 1,024 lists per handle, the
- * least recently used leaving first). They never go stale, also with several gateway processes on one
- * database: a source's offers are written only by {@link importCatalog}, in the transaction that creates
- * the source (so a source id can only be seen together with all its offers), and never changed or deleted
- * — so the value sets of a list of source ids stay what they were when first read.
- */
-const valueSetsRead = new WeakMap<PostgresDb, LRUCache<string, CatalogValueSets>>();
+const valueSetsRead = valueSetsCache<PostgresDb>();
 
 /**
  * The distinct technology types, connection types, bandwidths (kbps) and contract terms (months) offered
  * by the given sources, each sorted ascending (text in byte order, as in SQLite). Read once per list of
- * sources (four DISTINCT queries), then kept (see {@link valueSetsRead}). The result is frozen and shared.
+ * sources (four DISTINCT queries), then kept (`valueSetsCache`). The result is frozen and shared.
  */
 export async function catalogValueSets(
   db: PostgresDb,
   sourceIds: readonly string[],
 ): Promise<CatalogValueSets> {
-  if (sourceIds.length === 0) return noValues;
-  let cache = valueSetsRead.get(db);
-  if (!cache) {
-    cache = new LRUCache({ max: 1024 });
-    valueSetsRead.set(db, cache);
-  }
-  const key = JSON.stringify(sourceIds);
-  const cached = cache.get(key);
-  if (cached) return cached;
-  const o = catalogOffers;
-  const ofSources = inArray(o.sourceId, [...sourceIds]);
-  const distinctText = async (column: PgColumn) => {
-    const rows = await db
-      .selectDistinct({ value: binary(column) })
+  return valueSetsRead(db, sourceIds, async () => {
+    const o = catalogOffers;
+    const ofSources = inArray(o.sourceId, [...sourceIds]);
+    const distinctText = async (column: PgColumn) => {
+      const rows = await db
+        .selectDistinct({ value: binary(column) })
+        .from(o)
+        .where(ofSources)
+        .orderBy(binary(column));
+      return rows.map((row) => row.value);
+    };
+    // One after another: a cold read should not take four of the pool's connections at once.
+    const technologyTypes = await distinctText(o.technologyType);
+    const connectionTypes = await distinctText(o.connectionType);
+    const bandwidths = await db
+      .selectDistinct({ download: o.downloadKbps, upload: o.uploadKbps })
       .from(o)
       .where(ofSources)
-      .orderBy(binary(column));
-    return rows.map((row) => row.value);
-  };
-  // One after another: a cold read should not take four of the pool's connections at once.
-  const technologyTypes = await distinctText(o.technologyType);
-  const connectionTypes = await distinctText(o.connectionType);
-  const bandwidths = await db
-    .selectDistinct({ download: o.downloadKbps, upload: o.uploadKbps })
-    .from(o)
-    .where(ofSources)
-    .orderBy(asc(o.downloadKbps), asc(o.uploadKbps));
-  const contractTerms = await db
-    .selectDistinct({ value: o.contractTermMonths })
-    .from(o)
-    .where(ofSources)
-    .orderBy(asc(o.contractTermMonths));
-  const values: CatalogValueSets = Object.freeze({
-    technologyTypes: Object.freeze(technologyTypes),
-    connectionTypes: Object.freeze(connectionTypes),
-    bandwidths: Object.freeze(bandwidths.map((row) => Object.freeze(row))),
-    contractTerms: Object.freeze(contractTerms.map((row) => row.value)),
+      .orderBy(asc(o.downloadKbps), asc(o.uploadKbps));
+    const contractTerms = await db
+      .selectDistinct({ value: o.contractTermMonths })
+      .from(o)
+      .where(ofSources)
+      .orderBy(asc(o.contractTermMonths));
+    return {
+      technologyTypes,
+      connectionTypes,
+      bandwidths,
+      contractTerms: contractTerms.map((row) => row.value),
+    };
   });
-  cache.set(key, values);
-  return values;
 }
 
 /**

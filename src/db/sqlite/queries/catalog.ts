@@ -1,8 +1,8 @@
 import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { LRUCache } from 'lru-cache';
 import type { CatalogFile } from '../../../gathering/sources/catalog-file.js';
 import { newId } from '../../../ids.js';
+import { valueSetsCache } from '../../value-sets.js';
 import type { SourceType } from '../../values.js';
 import type { SqliteDb } from '../client.js';
 import { preparedQuery } from '../prepared.js';
@@ -129,50 +129,28 @@ export interface CatalogValueSets {
   readonly contractTerms: readonly number[];
 }
 
-const noValues: CatalogValueSets = Object.freeze({
-  technologyTypes: Object.freeze([]),
-  connectionTypes: Object.freeze([]),
-  bandwidths: Object.freeze([]),
-  contractTerms: Object.freeze([]),
-});
-
-/**
- * Value sets already read, per database and list of source ids (at most 1,024 lists per database, the least
- * recently used leaving first). They never go stale: a source's offers are written only by
- * {@link importCatalog}, in the transaction that creates the source, and never changed — so the value sets
- * of a list of source ids stay what they were when first read.
- */
-const valueSetsRead = new WeakMap<SqliteDb, LRUCache<string, CatalogValueSets>>();
+const valueSetsRead = valueSetsCache<SqliteDb>();
 
 /**
  * The distinct technology types, connection types, bandwidths (kbps) and contract terms (months) offered
  * by the given sources, each sorted ascending. Every availability request checks its filters against
  * them: read once per list of sources (four DISTINCT scans, ~2 ms for an instance of the NL demo
- * catalogue, `npm run bench`), then kept (see {@link valueSetsRead}). The result is frozen and shared.
+ * catalogue, `npm run bench`), then kept (`valueSetsCache`). The result is frozen and shared.
  */
 export async function catalogValueSets(
   db: SqliteDb,
   sourceIds: readonly string[],
 ): Promise<CatalogValueSets> {
-  if (sourceIds.length === 0) return noValues;
-  let cache = valueSetsRead.get(db);
-  if (!cache) {
-    cache = new LRUCache({ max: 1024 });
-    valueSetsRead.set(db, cache);
-  }
-  const key = JSON.stringify(sourceIds);
-  const cached = cache.get(key);
-  if (cached) return cached;
-  const queries = valueSetQueries(db);
-  const parameters = { sourceIds: key };
-  const values: CatalogValueSets = Object.freeze({
-    technologyTypes: Object.freeze(queries.technologyTypes.all(parameters).map((row) => row.value)),
-    connectionTypes: Object.freeze(queries.connectionTypes.all(parameters).map((row) => row.value)),
-    bandwidths: Object.freeze(queries.bandwidths.all(parameters).map((row) => Object.freeze(row))),
-    contractTerms: Object.freeze(queries.contractTerms.all(parameters).map((row) => row.value)),
+  return valueSetsRead(db, sourceIds, async (sourceIdsJson) => {
+    const queries = valueSetQueries(db);
+    const parameters = { sourceIds: sourceIdsJson };
+    return {
+      technologyTypes: queries.technologyTypes.all(parameters).map((row) => row.value),
+      connectionTypes: queries.connectionTypes.all(parameters).map((row) => row.value),
+      bandwidths: queries.bandwidths.all(parameters),
+      contractTerms: queries.contractTerms.all(parameters).map((row) => row.value),
+    };
   });
-  cache.set(key, values);
-  return values;
 }
 
 /** The distinct-value queries of {@link catalogValueSets}; source ids as one JSON array parameter. */
