@@ -34,3 +34,10 @@ export const quoteLineKinds = [
   'mandatory_product',
 ] as const;
 export type QuoteLineKind = (typeof quoteLineKinds)[number];
+
+/**
+ * The lists whose unfiltered totals are kept in `list_totals` per instance (issue 16, item 8): a list page
+ * reads its `total_items` / `totalCount` from one row instead of counting the instance's rows.
+ */
+export const countedLists = ['availability_requests', 'customers', 'quotes'] as const;
+export type CountedList = (typeof countedLists)[number];

@@ -14,6 +14,7 @@ import type {
   StoredFilters,
 } from '../../rows.js';
 import type { PostgresDb } from '../client.js';
+import { listTotal } from '../list-totals.js';
 import {
   addresses,
   availabilityRequestProducts,
@@ -193,14 +194,12 @@ export async function countAvailabilityRequests(
   instanceId: string,
   customerId?: string | null,
 ): Promise<number> {
+  if (!customerId) return listTotal(db, instanceId, 'availability_requests');
   const [row] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(availabilityRequests)
     .where(
-      and(
-        eq(availabilityRequests.instanceId, instanceId),
-        customerId ? eq(availabilityRequests.customerId, customerId) : undefined,
-      ),
+      and(eq(availabilityRequests.instanceId, instanceId), eq(availabilityRequests.customerId, customerId)),
     );
   return row?.n ?? 0;
 }

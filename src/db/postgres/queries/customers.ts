@@ -3,6 +3,7 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { newId } from '../../../ids.js';
 import type { CustomerRecord, CustomerRow, NewCustomer, ProjectRecord, ProjectRow } from '../../rows.js';
 import type { PostgresDb } from '../client.js';
+import { listTotal } from '../list-totals.js';
 import { customerFinancialDetails, customers, pricePlans, projects, users } from '../schema/index.js';
 
 /**
@@ -105,6 +106,7 @@ export async function countCustomers(
   instanceId: string,
   nameFolded: string | null,
 ): Promise<number> {
+  if (!nameFolded) return listTotal(db, instanceId, 'customers');
   return db.$count(customers, and(eq(customers.instanceId, instanceId), nameContains(nameFolded)));
 }
 

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { newId } from '../../../ids.js';
 import type { NewQuote, NewQuoteLine, ProductRow, QuoteRecord, QuoteRow } from '../../rows.js';
 import type { PostgresDb } from '../client.js';
+import { listTotal } from '../list-totals.js';
 import { availabilityRequestProducts, customers, instances, quoteLines, quotes } from '../schema/index.js';
 
 type Tx = Parameters<Parameters<PostgresDb['transaction']>[0]>[0];
@@ -149,9 +150,9 @@ async function quoteRecords(
   return rows.map((row) => ({ ...row, lines: lines.filter((line) => line.quoteId === row.quote.id) }));
 }
 
-/** Number of quotes of an instance. */
+/** Number of quotes of an instance, read from its list total (`listTotal`, no scan). */
 export async function countQuotes(db: PostgresDb, instanceId: string): Promise<number> {
-  return db.$count(quotes, eq(quotes.instanceId, instanceId));
+  return listTotal(db, instanceId, 'quotes');
 }
 
 /**

@@ -2,5 +2,6 @@ export * from './availability.js';
 export * from './catalog.js';
 export * from './customers.js';
 export * from './idempotency.js';
+export * from './list-totals.js';
 export * from './quotes.js';
 export * from './tenancy.js';

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gt, gte, inArray, lt, or, sql } from 'drizzle-orm';
 import { newId } from '../../../ids.js';
 import type { StoredFilters } from '../../values.js';
 import type { SqliteDb } from '../client.js';
+import { listTotal } from '../list-totals.js';
 import { preparedQuery, preparedRowInsert, preparedVariants } from '../prepared.js';
 import { pickColumns, prepareNumber, prepareTableRows, type SelectedRow } from '../prepared-rows.js';
 import {
@@ -238,7 +239,7 @@ export async function findAvailabilityRequest(
   return requestById(db).get({ instanceId, id });
 }
 
-const requestCount = preparedVariants((db, scope: 'instance' | 'customer') =>
+const requestCount = preparedQuery((db) =>
   prepareNumber(
     db,
     db
@@ -247,24 +248,23 @@ const requestCount = preparedVariants((db, scope: 'instance' | 'customer') =>
       .where(
         and(
           eq(availabilityRequests.instanceId, sql.placeholder('instanceId')),
-          scope === 'customer'
-            ? eq(availabilityRequests.customerId, sql.placeholder('customerId'))
-            : undefined,
+          eq(availabilityRequests.customerId, sql.placeholder('customerId')),
         ),
       ),
   ),
 );
 
-/** Number of requests of an instance (of one customer when `customerId` is given). */
+/**
+ * Number of requests of an instance, read from its list total (`listTotal`, no scan); of one customer when
+ * `customerId` is given, counted on the customer index.
+ */
 export async function countAvailabilityRequests(
   db: SqliteDb,
   instanceId: string,
   customerId?: string | null,
 ): Promise<number> {
-  const n = customerId
-    ? requestCount(db, 'customer').get({ instanceId, customerId })
-    : requestCount(db, 'instance').get({ instanceId });
-  return n ?? 0;
+  if (!customerId) return listTotal(db, instanceId, 'availability_requests');
+  return requestCount(db).get({ instanceId, customerId }) ?? 0;
 }
 
 const requestsPage = preparedQuery((db) =>

@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, inArray, or, sql } from 'drizzle-orm';
 import { newId } from '../../../ids.js';
 import type { SqliteDb } from '../client.js';
+import { listTotal } from '../list-totals.js';
 import { preparedQuery, preparedVariants } from '../prepared.js';
 import { prepareNumber } from '../prepared-rows.js';
 import { customerFinancialDetails, customers, pricePlans, projects, users } from '../schema/index.js';
@@ -133,26 +134,27 @@ export async function findCustomers(
   return customersByIds(db).all({ instanceId, ids: JSON.stringify(ids) });
 }
 
-const customerCount = preparedVariants((db, filter: 'all' | 'name') =>
+const customerCount = preparedQuery((db) =>
   prepareNumber(
     db,
     db
       .select({ n: sql<number>`count(*)` })
       .from(customers)
-      .where(and(ofInstance(), nameContains(filter))),
+      .where(and(ofInstance(), nameContains('name'))),
   ),
 );
 
-/** Number of customers of an instance whose folded name contains `nameFolded` (all when null). */
+/**
+ * Number of customers of an instance whose folded name contains `nameFolded`, counted; all of them when
+ * null, read from the instance's list total (`listTotal`, no scan).
+ */
 export async function countCustomers(
   db: SqliteDb,
   instanceId: string,
   nameFolded: string | null,
 ): Promise<number> {
-  const n = nameFolded
-    ? customerCount(db, 'name').get({ instanceId, nameFolded })
-    : customerCount(db, 'all').get({ instanceId });
-  return n ?? 0;
+  if (!nameFolded) return listTotal(db, instanceId, 'customers');
+  return customerCount(db).get({ instanceId, nameFolded }) ?? 0;
 }
 
 const customersPage = preparedVariants((db, filter: 'all' | 'name') =>

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
 import { newId } from '../../../ids.js';
 import type { SqliteDb } from '../client.js';
+import { listTotal } from '../list-totals.js';
 import { availabilityRequestProducts, customers, instances, quoteLines, quotes } from '../schema/index.js';
 import type { ProductRow } from './availability-requests.js';
 
@@ -168,9 +169,9 @@ async function quoteRecords(
   return rows.map((row) => ({ ...row, lines: lines.filter((line) => line.quoteId === row.quote.id) }));
 }
 
-/** Number of quotes of an instance. */
+/** Number of quotes of an instance, read from its list total (`listTotal`, no scan). */
 export async function countQuotes(db: SqliteDb, instanceId: string): Promise<number> {
-  return db.$count(quotes, eq(quotes.instanceId, instanceId));
+  return listTotal(db, instanceId, 'quotes');
 }
 
 /** Quotes of an instance after a position in newest-first order, for cursor connections. */
