@@ -99,7 +99,7 @@ describe('gathering across restarts', () => {
 
     expect(records.map((record) => record.networks_progress_percentage)).toEqual(ids.map(() => '100.00'));
     await expectSameAsUninterrupted(api, records);
-  });
+  }, 90_000);
 
   it('when the service process is killed with SIGKILL at several random points, then restarts complete every request with no duplicate and progress never goes back', async () => {
     const database = tempDatabasePath();

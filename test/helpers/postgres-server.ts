@@ -101,15 +101,7 @@ export async function createTestDatabase(adminUrl: string): Promise<{ url: strin
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
+    drop: () => dropDatabase(adminUrl, name),
   };
 }
 
@@ -138,10 +130,29 @@ export async function createLinguisticDatabase(
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => client.end());
-    },
+    drop: () => dropDatabase(adminUrl, name),
   };
+}
+
+/**
+ * Drops a test database. Connections that a test's pool is still closing (`pool.end()` resolves before
+ * their sockets are gone) are given up to 5 s to leave first: `WITH (FORCE)` would otherwise end them with
+ * an error (57P01) that their already-ended pool no longer handles. Whatever is left then is forced.
+ */
+async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    for (let waited = 0; waited < 5_000; waited += 50) {
+      const { rows } = await client.query(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+        [name],
+      );
+      if (rows[0].n === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
 }
