@@ -9,7 +9,6 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(4000),
   /** Interface to listen on. */
   HOST: z.string().min(1).default('127.0.0.1'),
-  /** SQLite database file path, or `:memory:`. */
   /**
    * The database: a SQLite file path or `:memory:` (the embedded default), or a PostgreSQL server as
    * `postgres://user:password@host:port/database` (`postgresql://` too). Any other URL (`file://…`) is

@@ -7,15 +7,21 @@ import { typeIdAt } from '../lib/typeid.js';
  * The ceiling of the HTTP scenarios: plain node:http and better-sqlite3 prepared statements, no framework,
  * no ORM, no auth. It opens the same seeded database file as the gateway and answers byte-for-byte the
  * gateway's REST documents for the list pages and the batch create, doing the same SQL work in the
- * cheapest way. Environment: PORT, HOST, DATABASE_URL, BENCH_INSTANCE_ID (the instance it serves), and
- * TOKEN_SIGNING_SECRET when the gateway gets one (else the secret kept in the database, as the gateway).
+ * cheapest way. Environment: PORT, HOST, DATABASE_URL, BENCH_INSTANCE_ID (the instance it serves),
+ * TOKEN_SIGNING_SECRET when the gateway gets one (else the secret kept in the database, as the gateway), and
+ * RAW_LIST_TOTAL: `table` (default) reads an unfiltered list's total from `list_totals`, one primary-key
+ * lookup, as the gateway does since migration 0003; `scan` counts it with `count(*)` over the instance's rows,
+ * as the gateway did before, so one run can also measure the gateway against the ceiling it used to have.
  */
 
 const port = Number(process.env.PORT ?? 4100);
 const host = process.env.HOST ?? '127.0.0.1';
 const instanceId = process.env.BENCH_INSTANCE_ID ?? '';
+const listTotalSource = process.env.RAW_LIST_TOTAL ?? 'table';
 if (!process.env.DATABASE_URL || !instanceId)
   throw new Error('DATABASE_URL and BENCH_INSTANCE_ID are required');
+if (listTotalSource !== 'table' && listTotalSource !== 'scan')
+  throw new Error(`RAW_LIST_TOTAL must be table or scan, not ${listTotalSource}`);
 
 const db = new Database(process.env.DATABASE_URL);
 db.pragma('journal_mode = WAL');
@@ -30,7 +36,16 @@ const signingSecret =
     .pluck()
     .get() as string);
 
-const countRequests = db.prepare('select count(*) from availability_requests where instance_id = ?').pluck();
+const listTotal = db.prepare('select total from list_totals where instance_id = ? and list = ?').pluck();
+const scanRequests = db.prepare('select count(*) from availability_requests where instance_id = ?').pluck();
+const scanCustomers = db.prepare('select count(*) from customers where instance_id = ?').pluck();
+
+/** The total of an unfiltered list, read as `RAW_LIST_TOTAL` says (an instance without rows has no total row). */
+function unfilteredTotal(list: 'availability_requests' | 'customers'): number {
+  if (listTotalSource === 'table') return (listTotal.get(instanceId, list) as number | undefined) ?? 0;
+  return (list === 'customers' ? scanCustomers : scanRequests).get(instanceId) as number;
+}
+
 const requestPage = db
   .prepare(
     `select r.id, r.created_at, r.updated_at, r.filters, r.status, r.sources_total, r.sources_finished,
@@ -40,7 +55,6 @@ const requestPage = db
       where r.instance_id = ? order by r.created_at desc, r.id desc limit ? offset ?`,
   )
   .raw();
-const countAllCustomers = db.prepare('select count(*) from customers where instance_id = ?').pluck();
 const countNamedCustomers = db
   .prepare('select count(*) from customers where instance_id = ? and instr(name_folded, ?) > 0')
   .pluck();
@@ -130,7 +144,7 @@ function pagination(page: { page: number; size: number }, total: number) {
 function listRequests(res: ServerResponse, query: URLSearchParams) {
   const page = pageOf(query);
   if (!page) return send(res, 422, { status: 422 }, 'application/problem+json; charset=utf-8');
-  const total = countRequests.get(instanceId) as number;
+  const total = unfilteredTotal('availability_requests');
   const rows = requestPage.all(instanceId, page.size, (page.page - 1) * page.size) as unknown[][];
   const data = rows.map((row) => {
     const filters = JSON.parse(row[3] as string);
@@ -179,9 +193,9 @@ function listCustomers(res: ServerResponse, query: URLSearchParams) {
   }
   const folded = name ? name.normalize('NFKC').toLocaleLowerCase('und') : null;
   const offset = (page.page - 1) * page.size;
-  const total = (
-    folded ? countNamedCustomers.get(instanceId, folded) : countAllCustomers.get(instanceId)
-  ) as number;
+  const total = folded
+    ? (countNamedCustomers.get(instanceId, folded) as number)
+    : unfilteredTotal('customers');
   const rows = (
     folded
       ? namedCustomerPage.all(instanceId, folded, page.size, offset)

@@ -15,6 +15,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type Database from 'better-sqlite3';
 import { eq } from 'drizzle-orm';
 import { loadConfig } from '../../src/config.js';
 import { users } from '../../src/db/sqlite/schema/index.js';
@@ -185,10 +186,41 @@ async function buildDataset(path: string, log: (message: string) => void): Promi
       availabilityRequests: 0,
       customers: 0,
     };
+    checkListTotals(db.$client);
     db.$client.pragma('wal_checkpoint(TRUNCATE)');
     return { instances: [...instances, fanout], fanout };
   } finally {
     await store.close();
+  }
+}
+
+/**
+ * Checks that `list_totals` holds every instance's count of each counted list. The seed inserts its rows
+ * in bulk, past the service, so only migration 0003's triggers keep the totals that the gateway and the
+ * raw ceiling both serve as `total_items`; a seed that went around them would make every list page wrong.
+ *
+ * @throws Error naming the first total that differs from the count.
+ */
+function checkListTotals(client: Database.Database): void {
+  const counted = client
+    .prepare(
+      `select instance_id, 'availability_requests', count(*) from availability_requests group by instance_id
+       union all select instance_id, 'customers', count(*) from customers group by instance_id
+       union all select instance_id, 'quotes', count(*) from quotes group by instance_id`,
+    )
+    .raw()
+    .all() as [string, string, number][];
+  const kept = client.prepare('select instance_id, list, total from list_totals').raw().all() as [
+    string,
+    string,
+    number,
+  ][];
+  const totals = new Map(kept.map(([instanceId, list, total]) => [`${instanceId} ${list}`, total]));
+  const counts = new Map(counted.map(([instanceId, list, count]) => [`${instanceId} ${list}`, count]));
+  for (const key of new Set([...totals.keys(), ...counts.keys()])) {
+    const total = totals.get(key) ?? 0;
+    const count = counts.get(key) ?? 0;
+    if (total !== count) throw new Error(`list_totals of ${key} is ${total}, but there are ${count} rows`);
   }
 }
 

@@ -6,7 +6,9 @@ import type { BenchContext, DatasetInstance } from '../lib/types.js';
 /*
  * The servers the HTTP scenarios share: started once on the first scenario that needs them and reused by
  * every HTTP scenario after it (read-only scenarios run first, writes last), each on its own copy of the
- * seeded database so the baseline's writes never show in the gateway's lists and vice versa.
+ * seeded database so the baseline's writes never show in the gateway's lists and vice versa. Two raw
+ * ceilings: the current one reads list totals from `list_totals`, as the gateway does; the old-style one
+ * counts them with `count(*)`, as both did before migration 0003, so a run measures the gateway against both.
  */
 
 /**
@@ -35,6 +37,7 @@ export interface RunningServers {
 export class HttpServers {
   private running: Promise<RunningServers> | null = null;
   private yoga: Promise<ServerProcess> | null = null;
+  private scan: Promise<ServerProcess> | null = null;
   private readonly cleanups: (() => Promise<void> | void)[] = [];
   private readonly warmed = new Set<string>();
 
@@ -64,9 +67,31 @@ export class HttpServers {
     return this.yoga;
   }
 
+  /**
+   * The old-style raw ceiling (`RAW_LIST_TOTAL=scan`: unfiltered list totals by `count(*)`) on BENCHA, on a
+   * copy of its own, started on first use.
+   */
+  scanCeiling(context: BenchContext): Promise<ServerProcess> {
+    this.scan ??= this.startScanCeiling(context);
+    return this.scan;
+  }
+
+  private async startScanCeiling(context: BenchContext): Promise<ServerProcess> {
+    const instance = measuredInstance(context);
+    const copy = copyDataset(context.dataset);
+    this.cleanups.push(copy.remove);
+    context.log('http: starting the old-style raw ceiling (list totals by count(*))');
+    const server = await startServer({
+      script: 'bench/baselines/raw-http.ts',
+      env: { DATABASE_URL: copy.path, BENCH_INSTANCE_ID: instance.id, RAW_LIST_TOTAL: 'scan' },
+      readyPath: '/healthz',
+    });
+    this.cleanups.push(() => server.stop());
+    return server;
+  }
+
   private async start(context: BenchContext): Promise<RunningServers> {
-    const instance = context.dataset.instances.find((candidate) => candidate.code === 'BENCHA');
-    if (!instance) throw new Error('the dataset has no BENCHA instance');
+    const instance = measuredInstance(context);
     const gatewayCopy = copyDataset(context.dataset);
     const rawCopy = copyDataset(context.dataset);
     this.cleanups.push(gatewayCopy.remove, rawCopy.remove);
@@ -79,7 +104,7 @@ export class HttpServers {
       }),
       startServer({
         script: 'bench/baselines/raw-http.ts',
-        env: { DATABASE_URL: rawCopy.path, BENCH_INSTANCE_ID: instance.id },
+        env: { DATABASE_URL: rawCopy.path, BENCH_INSTANCE_ID: instance.id, RAW_LIST_TOTAL: 'table' },
         readyPath: '/healthz',
       }),
     ]);
@@ -96,9 +121,17 @@ export class HttpServers {
   async dispose(): Promise<void> {
     this.running = null;
     this.yoga = null;
+    this.scan = null;
     this.warmed.clear();
     for (const cleanup of this.cleanups.splice(0).reverse()) await cleanup();
   }
+}
+
+/** BENCHA, the instance every HTTP scenario measures. */
+function measuredInstance(context: BenchContext): DatasetInstance {
+  const instance = context.dataset.instances.find((candidate) => candidate.code === 'BENCHA');
+  if (!instance) throw new Error('the dataset has no BENCHA instance');
+  return instance;
 }
 
 /** `POST /authentication` with the instance's client credentials; returns the auth token. */
