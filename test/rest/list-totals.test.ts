@@ -60,7 +60,9 @@ describe('list totals kept beside the rows (issue 16, item 8)', () => {
 
     const requests = await recordStatements(db, () => tenant.api.get('/availability-requests'));
     const customers = await recordStatements(db, () => tenant.api.get('/customers'));
-    const filtered = await recordStatements(db, () => tenant.api.get('/customers?filter%5Bname%5D=concurrent'));
+    const filtered = await recordStatements(db, () =>
+      tenant.api.get('/customers?filter%5Bname%5D=concurrent'),
+    );
 
     expect(requests.result.status).toBe(200);
     expect(requests.sql.filter((statement) => count.test(statement))).toEqual([]);
