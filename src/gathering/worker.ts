@@ -57,6 +57,8 @@ export class GatheringWorker {
   private timer: NodeJS.Timeout | null = null;
   private started = false;
   private pumping = false;
+  /** The claim loop while it runs: `stop()` waits for it, so no claim commits after the leases are given back. */
+  private pumpRun: Promise<void> | null = null;
   private pumpAgain = false;
   private pumpScheduled = false;
   /** Finished tasks waiting for this turn's completion transaction (see {@link complete}). */
@@ -96,7 +98,7 @@ export class GatheringWorker {
       this.pumpScheduled = false;
       if (this.stopController.signal.aborted) return;
       if (this.pumping) this.pumpAgain = true;
-      else void this.pump();
+      else this.pumpRun = this.pump();
     });
   }
 
@@ -107,6 +109,9 @@ export class GatheringWorker {
   async stop(): Promise<void> {
     this.stopController.abort(new Error('gathering worker stopped'));
     if (this.timer) clearTimeout(this.timer);
+    // A claim may be on its way to the database (PostgreSQL answers asynchronously): let it commit first, so
+    // that the tasks it leases are run (and aborted at once) and given back below, not left to expire.
+    await this.pumpRun;
     await Promise.allSettled(this.inFlight.values());
     try {
       const released = await this.options.db.releaseTasks(this.owner, this.options.clock.now());
