@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { CatalogFile } from '../../../gathering/sources/catalog-file.js';
 import { newId } from '../../../ids.js';
+import { catalogOfferRows } from '../../catalog-offer-rows.js';
 import type { CatalogOfferRow, CatalogValueSets, NewSource, SourceRow, SourceType } from '../../rows.js';
 import { valueSetsCache } from '../../value-sets.js';
 import type { PostgresDb } from '../client.js';
@@ -84,31 +85,7 @@ export async function importCatalog(
     await insertChunked(areaRows, (chunk) => tx.insert(catalogAreas).values(chunk));
     await insertChunked(rangeRows, (chunk) => tx.insert(catalogAreaPostalCodeRanges).values(chunk));
     await insertChunked(cityRows, (chunk) => tx.insert(catalogAreaCities).values(chunk));
-    const offerRows: (typeof catalogOffers.$inferInsert)[] = [];
-    for (const offer of catalog.offers) {
-      const sourceId = sourceIds.get(offer.source);
-      if (!sourceId) throw new Error(`unknown source ${offer.source}`);
-      const offerAreas = offer.areas === '*' ? [null] : offer.areas.map((key) => areaIds.get(key) ?? null);
-      for (const areaId of offerAreas) {
-        for (const [term, price] of Object.entries(offer.prices)) {
-          offerRows.push({
-            id: newId('catalogOffer'),
-            instanceId,
-            sourceId,
-            areaId,
-            technologyType: offer.technology_type,
-            connectionType: offer.connection_type,
-            downloadKbps: offer.bandwidth.download,
-            uploadKbps: offer.bandwidth.upload,
-            contractTermMonths: Number(term),
-            purchaseMrcMinor: price.mrc,
-            purchaseNrcMinor: price.nrc,
-            currency: catalog.currency,
-            createdAt: now,
-          });
-        }
-      }
-    }
+    const offerRows = catalogOfferRows(instanceId, catalog, sourceIds, areaIds, now);
     await insertChunked(offerRows, (chunk) => tx.insert(catalogOffers).values(chunk));
     return { sources: catalog.sources.length, areas: catalog.areas.length, offers: offerRows.length };
   });

@@ -2,6 +2,7 @@ import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { CatalogFile } from '../../../gathering/sources/catalog-file.js';
 import { newId } from '../../../ids.js';
+import { catalogOfferRows } from '../../catalog-offer-rows.js';
 import { valueSetsCache } from '../../value-sets.js';
 import type { SourceType } from '../../values.js';
 import type { SqliteDb } from '../client.js';
@@ -74,31 +75,7 @@ export async function importCatalog(
           tx.insert(catalogAreaCities).values({ areaId, cityLower: city.toLowerCase() }).run();
         }
       });
-      const offerRows: (typeof catalogOffers.$inferInsert)[] = [];
-      for (const offer of catalog.offers) {
-        const sourceId = sourceIds.get(offer.source);
-        if (!sourceId) throw new Error(`unknown source ${offer.source}`);
-        const offerAreas = offer.areas === '*' ? [null] : offer.areas.map((key) => areaIds.get(key) ?? null);
-        for (const areaId of offerAreas) {
-          for (const [term, price] of Object.entries(offer.prices)) {
-            offerRows.push({
-              id: newId('catalogOffer'),
-              instanceId,
-              sourceId,
-              areaId,
-              technologyType: offer.technology_type,
-              connectionType: offer.connection_type,
-              downloadKbps: offer.bandwidth.download,
-              uploadKbps: offer.bandwidth.upload,
-              contractTermMonths: Number(term),
-              purchaseMrcMinor: price.mrc,
-              purchaseNrcMinor: price.nrc,
-              currency: catalog.currency,
-              createdAt: now,
-            });
-          }
-        }
-      }
+      const offerRows = catalogOfferRows(instanceId, catalog, sourceIds, areaIds, now);
       // Multi-row inserts: one statement per chunk instead of per row (well under SQLite's variable limit).
       for (let start = 0; start < offerRows.length; start += 500) {
         tx.insert(catalogOffers)
