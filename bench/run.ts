@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadPostgresDataset, type PostgresDataset } from './lib/postgres.js';
 import { repositoryRoot } from './lib/process.js';
 import {
   machineInfo,
@@ -112,8 +113,12 @@ async function main(): Promise<number> {
   const startedAt = new Date();
   process.stdout.write(`${renderMachine(machine)}\n${ratioConvention}\n\n`);
 
+  let postgres: Promise<PostgresDataset> | null = null;
   const dispose = async () => {
     for (const scenario of all) await scenario.dispose?.().catch(() => {});
+    const started = postgres;
+    postgres = null;
+    if (started) await (await started.catch(() => null))?.stop();
   };
   const interrupt = () => {
     log('interrupted: stopping servers');
@@ -125,12 +130,17 @@ async function main(): Promise<number> {
   const measurements: Measurement[] = [];
   const summaries: ScenarioSummary[] = [];
   try {
+    const dataset = await loadDataset(log);
     const context: BenchContext = {
       quick: flags.quick,
       durationSeconds: flags.durationSeconds,
       connections: flags.connections,
       httpRounds: flags.httpRounds,
-      dataset: await loadDataset(log),
+      dataset,
+      postgres: () => {
+        postgres ??= loadPostgresDataset(dataset, log);
+        return postgres;
+      },
       log,
     };
     for (const scenario of selected) {

@@ -1,3 +1,5 @@
+import type { PostgresDataset } from './postgres.js';
+
 /**
  * Shapes shared by the benchmark harness (`npm run bench`), its scenarios and its report.
  *
@@ -46,6 +48,11 @@ export interface BenchContext {
   httpRounds: number;
   /** The seeded data set (see `seed.ts`). */
   dataset: Dataset;
+  /**
+   * The seeded data set on a PostgreSQL server (see `postgres.ts`), copied there on the first call and
+   * shared by every PostgreSQL scenario after it; the harness stops it after the last scenario.
+   */
+  postgres(): Promise<PostgresDataset>;
   /** Writes a progress line to stderr. */
   log(message: string): void;
 }

@@ -33,13 +33,39 @@ export interface RunningServers {
   instance: DatasetInstance;
 }
 
-/** Lazily started, shared HTTP servers; `dispose()` stops them and removes their database copies. */
+/** The store the gateway and its raw ceiling serve: the seeded SQLite file, or its copy in PostgreSQL. */
+export type BenchStore = 'sqlite' | 'postgres';
+
+/** The raw ceiling's script per store. */
+const rawCeilingScript: Record<BenchStore, string> = {
+  sqlite: 'bench/baselines/raw-http.ts',
+  postgres: 'bench/baselines/raw-http-pg.ts',
+};
+
+/**
+ * Lazily started, shared HTTP servers on one store; `dispose()` stops them and removes their database
+ * copies.
+ */
 export class HttpServers {
   private running: Promise<RunningServers> | null = null;
   private yoga: Promise<ServerProcess> | null = null;
   private scan: Promise<ServerProcess> | null = null;
   private readonly cleanups: (() => Promise<void> | void)[] = [];
   private readonly warmed = new Set<string>();
+
+  constructor(readonly store: BenchStore = 'sqlite') {}
+
+  /** A private copy of the seeded database for one server: a file, or a PostgreSQL database. */
+  private async databaseCopy(context: BenchContext): Promise<string> {
+    if (this.store === 'sqlite') {
+      const copy = copyDataset(context.dataset);
+      this.cleanups.push(copy.remove);
+      return copy.path;
+    }
+    const copy = await (await context.postgres()).copy();
+    this.cleanups.push(copy.remove);
+    return copy.url;
+  }
 
   /** True the first time a server is to be warmed up on a request shape (method and path), false after. */
   firstWarmUp(server: ServerProcess, load: { method: string; path: string }): boolean {
@@ -49,7 +75,7 @@ export class HttpServers {
     return true;
   }
 
-  /** The gateway and raw-http servers on BENCHA, started on first use. */
+  /** The gateway and its raw ceiling on BENCHA, started on first use. */
   servers(context: BenchContext): Promise<RunningServers> {
     this.running ??= this.start(context);
     return this.running;
@@ -77,13 +103,13 @@ export class HttpServers {
   }
 
   private async startScanCeiling(context: BenchContext): Promise<ServerProcess> {
+    if (this.store !== 'sqlite') throw new Error('the old-style raw ceiling is measured on SQLite only');
     const instance = measuredInstance(context);
-    const copy = copyDataset(context.dataset);
-    this.cleanups.push(copy.remove);
+    const path = await this.databaseCopy(context);
     context.log('http: starting the old-style raw ceiling (list totals by count(*))');
     const server = await startServer({
-      script: 'bench/baselines/raw-http.ts',
-      env: { DATABASE_URL: copy.path, BENCH_INSTANCE_ID: instance.id, RAW_LIST_TOTAL: 'scan' },
+      script: rawCeilingScript.sqlite,
+      env: { DATABASE_URL: path, BENCH_INSTANCE_ID: instance.id, RAW_LIST_TOTAL: 'scan' },
       readyPath: '/healthz',
     });
     this.cleanups.push(() => server.stop());
@@ -92,19 +118,18 @@ export class HttpServers {
 
   private async start(context: BenchContext): Promise<RunningServers> {
     const instance = measuredInstance(context);
-    const gatewayCopy = copyDataset(context.dataset);
-    const rawCopy = copyDataset(context.dataset);
-    this.cleanups.push(gatewayCopy.remove, rawCopy.remove);
-    context.log('http: starting the gateway and the raw node:http ceiling');
+    const gatewayDatabase = await this.databaseCopy(context);
+    const rawDatabase = await this.databaseCopy(context);
+    context.log(`http: starting the gateway and the raw node:http ceiling on ${this.store}`);
     const [gateway, raw] = await Promise.all([
       startServer({
         script: 'src/main.ts',
-        env: { ...gatewayEnvironment, DATABASE_URL: gatewayCopy.path },
+        env: { ...gatewayEnvironment, DATABASE_URL: gatewayDatabase },
         readyPath: '/readyz',
       }),
       startServer({
-        script: 'bench/baselines/raw-http.ts',
-        env: { DATABASE_URL: rawCopy.path, BENCH_INSTANCE_ID: instance.id, RAW_LIST_TOTAL: 'table' },
+        script: rawCeilingScript[this.store],
+        env: { DATABASE_URL: rawDatabase, BENCH_INSTANCE_ID: instance.id, RAW_LIST_TOTAL: 'table' },
         readyPath: '/healthz',
       }),
     ]);

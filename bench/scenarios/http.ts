@@ -7,6 +7,7 @@ import {
   assertGraphqlMatchesRest,
   assertSameRestList,
   assertSameText,
+  type BenchStore,
   fetchText,
   HttpServers,
   type RunningServers,
@@ -60,6 +61,8 @@ interface HttpScenarioSpec {
   /** The baseline server: the raw ceiling (default), or the old-style one that counts list totals. */
   baseline?: 'raw' | 'scan';
   connections?: number;
+  /** The store both sides serve (default SQLite). */
+  store?: BenchStore;
   prepare(servers: RunningServers, subject: ServerProcess, baseline: ServerProcess): Promise<PreparedLoads>;
 }
 
@@ -281,6 +284,25 @@ const specs: HttpScenarioSpec[] = [
   createSpec(100),
 ];
 
+/**
+ * The PostgreSQL twins of the scenarios issue 16 names (rest-list, graphql-list, customers-filter,
+ * rest-create-100): the same loads and checks, id prefixed `pg-`, against the raw node-postgres ceiling.
+ */
+function postgresSpecs(): HttpScenarioSpec[] {
+  const ids = ['rest-list', 'graphql-list', 'customers-filter', 'rest-create-100'];
+  return specs
+    .filter((spec) => ids.includes(spec.id))
+    .map((spec) => ({
+      ...spec,
+      id: `pg-${spec.id}`,
+      title: `PostgreSQL: ${spec.title}`,
+      baselineLabel: spec.baselineLabel
+        .replace('better-sqlite3 (1 tx)', 'pg, unnest inserts (1 tx)')
+        .replace('better-sqlite3', 'pg'),
+      store: 'postgres',
+    }));
+}
+
 async function runSpec(
   spec: HttpScenarioSpec,
   pool: HttpServers,
@@ -335,19 +357,32 @@ async function runSpec(
 }
 
 /**
- * The HTTP scenarios in run order — `rest-list`, `rest-list-scan-ceiling`, `graphql-list`, `yoga-hello`,
- * `customers-filter`, `rest-create-10`, `rest-create-100` — sharing one gateway, one raw-http ceiling, and
- * started on first use one old-style raw ceiling (for `rest-list-scan-ceiling`) and one stock Yoga (for
- * `yoga-hello`). Each scenario's `dispose()` stops the shared servers; the harness calls it after the last one.
+ * The HTTP scenarios in run order — on SQLite `rest-list`, `rest-list-scan-ceiling`, `graphql-list`,
+ * `yoga-hello`, `customers-filter`, `rest-create-10`, `rest-create-100`, then on PostgreSQL `pg-rest-list`,
+ * `pg-graphql-list`, `pg-customers-filter`, `pg-rest-create-100`. Each store's scenarios share one gateway
+ * and one raw ceiling; on SQLite also, started on first use, one old-style raw ceiling (for
+ * `rest-list-scan-ceiling`) and one stock Yoga (for `yoga-hello`). Each scenario's `dispose()` stops its
+ * store's shared servers; the harness calls it after the last one. The SQLite servers are stopped before the
+ * first PostgreSQL scenario starts, so the two stores are never measured side by side on the same cores.
  */
 export function httpScenarios(): Scenario[] {
-  const pool = new HttpServers();
-  return specs.map((spec) => ({
-    id: spec.id,
-    title: spec.title,
-    target: spec.target,
-    ...(spec.goals ? { goals: spec.goals } : {}),
-    run: (context) => runSpec(spec, pool, context),
-    dispose: () => pool.dispose(),
-  }));
+  const pools: Record<BenchStore, HttpServers> = {
+    sqlite: new HttpServers('sqlite'),
+    postgres: new HttpServers('postgres'),
+  };
+  return [...specs, ...postgresSpecs()].map((spec) => {
+    const store = spec.store ?? 'sqlite';
+    const pool = pools[store];
+    return {
+      id: spec.id,
+      title: spec.title,
+      target: spec.target,
+      ...(spec.goals ? { goals: spec.goals } : {}),
+      run: async (context) => {
+        if (store === 'postgres') await pools.sqlite.dispose();
+        return runSpec(spec, pool, context);
+      },
+      dispose: () => pool.dispose(),
+    };
+  });
 }

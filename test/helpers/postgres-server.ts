@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,16 +44,35 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * Starts a throwaway PostgreSQL cluster this test run owns: `initdb` in a temporary folder (as the
- * `postgres` user when running as root — initdb refuses root), a server on a free port of 127.0.0.1 with
- * durability off (fsync, synchronous commit: a test database outlives nothing), trust authentication.
- * `stop()` stops it and removes the folder.
+ * Starts a throwaway PostgreSQL cluster this run owns: `initdb` in a temporary folder (as the `postgres`
+ * user when running as root — initdb refuses root), a server on a free port of 127.0.0.1, trust
+ * authentication, durability off (fsync, synchronous commit, full-page writes: a test database outlives
+ * nothing). `stop()` stops it and removes the folder.
  */
-export async function startThrowawayPostgres(): Promise<TestPostgres> {
+export function startThrowawayPostgres(): Promise<TestPostgres> {
+  return startPostgresCluster({ directory: mkdtempSync(join(tmpdir(), 'gateway-pg-')), keep: false });
+}
+
+/**
+ * Starts a PostgreSQL cluster in `directory` (its data in `directory/data`, its socket in `directory`):
+ * `initdb` first when there is no cluster there yet (as the `postgres` user when running as root), then a
+ * server on a free port of 127.0.0.1 with trust authentication.
+ *
+ * - `durable: true` keeps PostgreSQL's default durability (fsync, synchronous commit, full-page writes), as
+ *   a deployment runs, for measurements; otherwise they are off, as tests want.
+ * - `keep: true` leaves the folder on `stop()` (a fast shutdown), so the next run starts on the same data
+ *   (`npm run bench` keeps its seeded database that way); otherwise `stop()` removes it.
+ */
+export async function startPostgresCluster(options: {
+  directory: string;
+  keep: boolean;
+  durable?: boolean;
+}): Promise<TestPostgres> {
   const bin = postgresBinaries();
-  const dir = mkdtempSync(join(tmpdir(), 'gateway-pg-'));
+  const dir = options.directory;
   const data = join(dir, 'data');
   const asRoot = process.getuid?.() === 0;
+  mkdirSync(dir, { recursive: true });
   if (asRoot) {
     const { stdout } = await run('id', ['-u', 'postgres']);
     const { stdout: group } = await run('id', ['-g', 'postgres']);
@@ -63,21 +82,39 @@ export async function startThrowawayPostgres(): Promise<TestPostgres> {
     asRoot
       ? run('runuser', ['-u', 'postgres', '--', join(bin, command), ...args])
       : run(join(bin, command), args);
-  await as('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
+  if (!existsSync(join(data, 'PG_VERSION'))) {
+    await as('initdb', [
+      '-D',
+      data,
+      '-A',
+      'trust',
+      '-U',
+      'postgres',
+      '-E',
+      'UTF8',
+      '--locale=C',
+      '--no-sync',
+    ]);
+  }
   const port = await freePort();
-  const options = [
+  const durability = options.durable
+    ? []
+    : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off'];
+  const settings = [
     `-p ${port}`,
     `-k ${dir}`,
     '-c listen_addresses=127.0.0.1',
-    '-c fsync=off',
-    '-c synchronous_commit=off',
-    '-c full_page_writes=off',
+    ...durability,
     '-c max_connections=200',
   ].join(' ');
-  await as('pg_ctl', ['-D', data, '-l', join(data, 'server.log'), '-w', '-o', options, 'start']);
+  await as('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-o', settings, 'start']);
   return {
     adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
     async stop() {
+      if (options.keep) {
+        await as('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']).catch(() => undefined);
+        return;
+      }
       await as('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     },

@@ -1,7 +1,21 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { CountedList } from '../values.js';
 import type { PostgresDb } from './client.js';
+import { preparedQuery } from './prepared.js';
 import { listTotals } from './schema/index.js';
+
+const totalOf = preparedQuery('list_total', (db, name) =>
+  db
+    .select({ total: listTotals.total })
+    .from(listTotals)
+    .where(
+      and(
+        eq(listTotals.instanceId, sql.placeholder('instanceId')),
+        eq(listTotals.list, sql.placeholder('list')),
+      ),
+    )
+    .prepare(name),
+);
 
 /**
  * The number of rows of an instance's unfiltered `list`, read from `list_totals` (one primary-key lookup)
@@ -9,9 +23,6 @@ import { listTotals } from './schema/index.js';
  * (migration 0003).
  */
 export async function listTotal(db: PostgresDb, instanceId: string, list: CountedList): Promise<number> {
-  const [row] = await db
-    .select({ total: listTotals.total })
-    .from(listTotals)
-    .where(and(eq(listTotals.instanceId, instanceId), eq(listTotals.list, list)));
+  const [row] = await totalOf(db).execute({ instanceId, list });
   return row?.total ?? 0;
 }

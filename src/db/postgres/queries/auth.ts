@@ -1,7 +1,8 @@
-import { and, eq, gt, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import { newId } from '../../../ids.js';
 import type { TokenPairInput, UserRow } from '../../rows.js';
 import type { PostgresDb } from '../client.js';
+import { preparedQuery } from '../prepared.js';
 import { applications, authTokens, users } from '../schema/index.js';
 
 /** An application with its service-account user, looked up by client id. */
@@ -84,24 +85,29 @@ export async function rotateRefreshToken(
 }
 
 /** A live (unexpired, unrevoked) token of the given kind with its user, or undefined. */
+const liveToken = preparedQuery('find_live_token', (db, name) =>
+  db
+    .select({ token: authTokens, user: users })
+    .from(authTokens)
+    .innerJoin(users, eq(users.id, authTokens.userId))
+    .where(
+      and(
+        eq(authTokens.tokenHash, sql.placeholder('tokenHash')),
+        eq(authTokens.kind, sql.placeholder('kind')),
+        isNull(authTokens.revokedAt),
+        gt(authTokens.expiresAt, sql.placeholder('now')),
+      ),
+    )
+    .limit(1)
+    .prepare(name),
+);
+
 export async function findLiveToken(
   db: PostgresDb,
   kind: 'auth' | 'refresh',
   tokenHash: string,
   now: Date,
 ): Promise<{ tokenId: string; applicationId: string; user: UserRow } | undefined> {
-  const [row] = await db
-    .select({ token: authTokens, user: users })
-    .from(authTokens)
-    .innerJoin(users, eq(users.id, authTokens.userId))
-    .where(
-      and(
-        eq(authTokens.tokenHash, tokenHash),
-        eq(authTokens.kind, kind),
-        isNull(authTokens.revokedAt),
-        gt(authTokens.expiresAt, now),
-      ),
-    )
-    .limit(1);
+  const [row] = await liveToken(db).execute({ tokenHash, kind, now });
   return row && { tokenId: row.token.id, applicationId: row.token.applicationId, user: row.user };
 }

@@ -15,6 +15,7 @@ import type {
 } from '../../rows.js';
 import type { PostgresDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
+import { preparedQuery, preparedVariants } from '../prepared.js';
 import {
   addresses,
   availabilityRequestProducts,
@@ -204,18 +205,59 @@ export async function countAvailabilityRequests(
   return row?.n ?? 0;
 }
 
+const requestPage = preparedQuery('availability_requests_page', (db, name) =>
+  recordQuery(db)
+    .where(eq(availabilityRequests.instanceId, sql.placeholder('instanceId')))
+    .orderBy(desc(availabilityRequests.createdAt), desc(bytewise(availabilityRequests.id)))
+    .limit(sql.placeholder('limit'))
+    .offset(sql.placeholder('offset'))
+    .prepare(name),
+);
+
 /** A page of an instance's requests, newest first, ties broken by id (so pages never overlap). */
 export async function listAvailabilityRequestsPage(
   db: PostgresDb,
   instanceId: string,
   page: { offset: number; limit: number },
 ): Promise<AvailabilityRequestRecord[]> {
-  return recordQuery(db)
-    .where(eq(availabilityRequests.instanceId, instanceId))
-    .orderBy(desc(availabilityRequests.createdAt), desc(bytewise(availabilityRequests.id)))
-    .limit(page.limit)
-    .offset(page.offset);
+  return requestPage(db).execute({ instanceId, limit: page.limit, offset: page.offset });
 }
+
+/** The shapes of a keyset slice: its direction, whether it has a cursor, whether it is one customer's. */
+type SliceVariant = `${'older' | 'newer'}_${'from' | 'start'}_${'customer' | 'instance'}`;
+const sliceVariants: SliceVariant[] = (['older', 'newer'] as const).flatMap((direction) =>
+  (['from', 'start'] as const).flatMap((bound) =>
+    (['customer', 'instance'] as const).map((scope): SliceVariant => `${direction}_${bound}_${scope}`),
+  ),
+);
+
+const requestSlice = preparedVariants('availability_requests_slice', sliceVariants, (db, variant, name) => {
+  const [direction, from, scope] = variant.split('_');
+  const t = availabilityRequests;
+  const id = bytewise(t.id);
+  // A row comparison, not the equivalent `created_at < … OR (created_at = … AND id < …)`: the index scan
+  // starts at the cursor instead of filtering every row before it.
+  const position = sql`(${t.createdAt}, ${id})`;
+  const cursor = sql`(${sql.placeholder('fromCreatedAt')}::timestamptz, ${sql.placeholder('fromId')}::text)`;
+  const bound =
+    from === 'start'
+      ? undefined
+      : direction === 'older'
+        ? sql`${position} < ${cursor}`
+        : sql`${position} > ${cursor}`;
+  const order = direction === 'older' ? [desc(t.createdAt), desc(id)] : [asc(t.createdAt), asc(id)];
+  return recordQuery(db)
+    .where(
+      and(
+        eq(t.instanceId, sql.placeholder('instanceId')),
+        scope === 'customer' ? eq(t.customerId, sql.placeholder('customerId')) : undefined,
+        bound,
+      ),
+    )
+    .orderBy(...order)
+    .limit(sql.placeholder('limit'))
+    .prepare(name);
+});
 
 /**
  * Keyset slice of an instance's requests in newest-first order, for cursor connections.
@@ -234,30 +276,15 @@ export async function sliceAvailabilityRequests(
     customerId?: string | null;
   },
 ): Promise<AvailabilityRequestRecord[]> {
-  const { from, direction } = slice;
-  const t = availabilityRequests;
-  const id = bytewise(t.id);
-  // A row comparison, not the equivalent `created_at < … OR (created_at = … AND id < …)`: the index scan
-  // starts at the cursor instead of filtering every row before it.
-  const position = sql`(${t.createdAt}, ${id})`;
-  const cursor = from && sql`(${sql.param(from.createdAt, t.createdAt)}, ${from.id})`;
-  const bound =
-    cursor === null
-      ? undefined
-      : direction === 'older'
-        ? sql`${position} < ${cursor}`
-        : sql`${position} > ${cursor}`;
-  const order = direction === 'older' ? [desc(t.createdAt), desc(id)] : [asc(t.createdAt), asc(id)];
-  return recordQuery(db)
-    .where(
-      and(
-        eq(t.instanceId, instanceId),
-        slice.customerId ? eq(t.customerId, slice.customerId) : undefined,
-        bound,
-      ),
-    )
-    .orderBy(...order)
-    .limit(slice.limit);
+  const { from, customerId } = slice;
+  const variant: SliceVariant = `${slice.direction}_${from ? 'from' : 'start'}_${customerId ? 'customer' : 'instance'}`;
+  return requestSlice(db, variant).execute({
+    instanceId,
+    customerId: customerId ?? null,
+    fromCreatedAt: from?.createdAt ?? null,
+    fromId: from?.id ?? null,
+    limit: slice.limit,
+  });
 }
 
 /**

@@ -4,6 +4,7 @@ import { newId } from '../../../ids.js';
 import type { CustomerRecord, CustomerRow, NewCustomer, ProjectRecord, ProjectRow } from '../../rows.js';
 import type { PostgresDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
+import { preparedQuery, preparedVariants } from '../prepared.js';
 import { customerFinancialDetails, customers, pricePlans, projects, users } from '../schema/index.js';
 
 /**
@@ -71,8 +72,12 @@ function recordQuery(db: PostgresDb) {
  */
 function nameContains(nameFolded: string | null): SQL | undefined {
   if (!nameFolded) return undefined;
-  const literal = nameFolded.replace(/[\\%_]/g, (char) => `\\${char}`);
-  return sql`${customers.nameFolded} like ${`%${literal}%`}`;
+  return sql`${customers.nameFolded} like ${containing(nameFolded)}`;
+}
+
+/** The `LIKE` pattern of a substring: `%…%`, with `%`, `_` and `\` escaped (LIKE's default escape character). */
+function containing(nameFolded: string): string {
+  return `%${nameFolded.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 }
 
 /** List order: folded name, then id, both bytewise. */
@@ -100,6 +105,19 @@ export async function findCustomers(
   return recordQuery(db).where(and(eq(customers.instanceId, instanceId), inArray(customers.id, [...ids])));
 }
 
+const namedCount = preparedQuery('customers_named_count', (db, name) =>
+  db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(customers)
+    .where(
+      and(
+        eq(customers.instanceId, sql.placeholder('instanceId')),
+        sql`${customers.nameFolded} like ${sql.placeholder('pattern')}`,
+      ),
+    )
+    .prepare(name),
+);
+
 /** Number of customers of an instance whose folded name contains `nameFolded` (all when null). */
 export async function countCustomers(
   db: PostgresDb,
@@ -107,8 +125,23 @@ export async function countCustomers(
   nameFolded: string | null,
 ): Promise<number> {
   if (!nameFolded) return listTotal(db, instanceId, 'customers');
-  return db.$count(customers, and(eq(customers.instanceId, instanceId), nameContains(nameFolded)));
+  const [row] = await namedCount(db).execute({ instanceId, pattern: containing(nameFolded) });
+  return row?.n ?? 0;
 }
+
+const customerPage = preparedVariants('customers_page', ['all', 'named'] as const, (db, variant, name) =>
+  recordQuery(db)
+    .where(
+      and(
+        eq(customers.instanceId, sql.placeholder('instanceId')),
+        variant === 'named' ? sql`${customers.nameFolded} like ${sql.placeholder('pattern')}` : undefined,
+      ),
+    )
+    .orderBy(...listOrder)
+    .limit(sql.placeholder('limit'))
+    .offset(sql.placeholder('offset'))
+    .prepare(name),
+);
 
 /** A page of customers ordered by folded name, then id (bytewise, as SQLite). */
 export async function listCustomersPage(
@@ -116,11 +149,13 @@ export async function listCustomersPage(
   instanceId: string,
   query: { nameFolded: string | null; offset: number; limit: number },
 ): Promise<CustomerRecord[]> {
-  return recordQuery(db)
-    .where(and(eq(customers.instanceId, instanceId), nameContains(query.nameFolded)))
-    .orderBy(...listOrder)
-    .limit(query.limit)
-    .offset(query.offset);
+  const { nameFolded } = query;
+  return customerPage(db, nameFolded ? 'named' : 'all').execute({
+    instanceId,
+    pattern: nameFolded ? containing(nameFolded) : null,
+    limit: query.limit,
+    offset: query.offset,
+  });
 }
 
 /**
