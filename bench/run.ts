@@ -13,6 +13,8 @@ import {
 } from './lib/report.js';
 import { loadDataset } from './lib/seed.js';
 import type { BenchContext, Measurement, Scenario } from './lib/types.js';
+import { fanoutScenarios } from './scenarios/fanout.js';
+import { gatheringScenario } from './scenarios/gathering.js';
 import { httpScenarios } from './scenarios/http.js';
 
 /*
@@ -69,40 +71,19 @@ function parseFlags() {
   };
 }
 
-/**
- * Loads a scenario module written in parallel with this harness (`scenarios/fanout.ts`, `scenarios/gathering.ts`)
- * by its path, so the harness runs and type-checks whether or not the module is there yet; a missing one is
- * left out with a note. The contract is only the export names: `fanoutScenarios(): Scenario[]` and
- * `gatheringScenario(): Scenario`.
- */
-async function optionalScenarios(name: 'fanout' | 'gathering'): Promise<Scenario[]> {
-  const specifier = `./scenarios/${name}.js`;
-  let module: { fanoutScenarios?: () => Scenario[]; gatheringScenario?: () => Scenario };
-  try {
-    module = await import(specifier);
-  } catch (error) {
-    const missing = (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND';
-    if (!missing || !String((error as Error).message).includes(`scenarios/${name}`)) throw error;
-    log(`bench/scenarios/${name}.ts is not there: its scenarios are left out`);
-    return [];
-  }
-  if (name === 'fanout' && module.fanoutScenarios) return module.fanoutScenarios();
-  if (name === 'gathering' && module.gatheringScenario) return [module.gatheringScenario()];
-  throw new Error(
-    `bench/scenarios/${name}.ts does not export ${name === 'fanout' ? 'fanoutScenarios' : 'gatheringScenario'}`,
-  );
-}
-
 function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
 }
 
 async function main(): Promise<number> {
   const flags = parseFlags();
+  // SQLite first, then PostgreSQL: each store's servers are stopped before the other's are measured.
   const all: Scenario[] = [
-    ...httpScenarios(),
-    ...(await optionalScenarios('fanout')),
-    ...(await optionalScenarios('gathering')),
+    ...httpScenarios('sqlite'),
+    ...fanoutScenarios(),
+    gatheringScenario('sqlite'),
+    ...httpScenarios('postgres'),
+    gatheringScenario('postgres'),
   ];
   const unknown = (flags.only ?? []).filter((id) => !all.some((scenario) => scenario.id === id));
   if (unknown.length > 0) {
@@ -143,7 +124,15 @@ async function main(): Promise<number> {
       },
       log,
     };
+    let previous: Scenario | undefined;
     for (const scenario of selected) {
+      // Servers shared within a group are stopped once the run moves on to another group.
+      if (previous?.group !== undefined && previous.group !== scenario.group) {
+        for (const done of all.filter((other) => other.group === previous?.group)) {
+          await done.dispose?.().catch(() => {});
+        }
+      }
+      previous = scenario;
       log(`${scenario.id}: ${scenario.title}`);
       let error: string | undefined;
       try {

@@ -99,6 +99,12 @@ export interface Scenario {
   goals?: Goal[];
   run(context: BenchContext): Promise<Measurement[]>;
   /**
+   * Scenarios of one group share servers (e.g. the SQLite HTTP scenarios' gateway and ceiling): when the run
+   * moves on to a scenario of another group, the harness disposes every scenario of the group it left, so
+   * idle servers of one store never run beside the measurements of the next.
+   */
+  group?: string;
+  /**
    * Releases what the scenario kept beyond its run (servers shared between scenarios). The harness calls it
    * once after the last scenario, also after a failure; it must tolerate being called for a scenario that
    * never ran.

@@ -12,6 +12,7 @@ import { watchRss } from '../lib/process.js';
 import { copyDataset } from '../lib/seed.js';
 import { LatencyRecorder } from '../lib/stats.js';
 import type { BenchContext, Measurement, Scenario } from '../lib/types.js';
+import type { BenchStore } from './http-servers.js';
 
 /*
  * Gathering (issue 8): N availability requests × 6 `http` sources answered by the supplier simulator
@@ -134,18 +135,29 @@ interface GatheringRun {
   supplierP99Ms: number | null;
 }
 
+/** A private copy of the seeded database: a SQLite file, or a PostgreSQL database (see `postgres.ts`). */
+async function databaseCopy(
+  context: BenchContext,
+  store: BenchStore,
+): Promise<{ url: string; remove(): Promise<void> }> {
+  if (store === 'postgres') return (await context.postgres()).copy();
+  const copy = copyDataset(context.dataset);
+  return { url: copy.path, remove: async () => copy.remove() };
+}
+
 async function gatheringRun(
   context: BenchContext,
+  store: BenchStore,
   requests: number,
   runIndex: number,
 ): Promise<GatheringRun> {
-  const database = copyDataset(context.dataset);
+  const database = await databaseCopy(context, store);
   const simulator = await startSupplierSimulator({ behaviour: { latencyMinMs: 50, latencyMaxMs: 400 } });
   const recorder = recordSupplierCalls(simulator.port);
   const code = `GATH${'ABCDEFGHIJ'[runIndex] ?? 'X'}`;
   try {
-    const credentials = await setUpInstance(database.path, code, simulator);
-    const server = await startGateway(database.path, { GATHERING_CONCURRENCY: String(workerConcurrency) });
+    const credentials = await setUpInstance(database.url, code, simulator);
+    const server = await startGateway(database.url, { GATHERING_CONCURRENCY: String(workerConcurrency) });
     try {
       const token = await signIn(server.url, credentials.clientId, credentials.clientSecret);
       const watch = await watchCompletions(`${server.url.replace('http', 'ws')}/graphql`, token);
@@ -226,7 +238,7 @@ async function gatheringRun(
   } finally {
     recorder.stop();
     await simulator.stop();
-    database.remove();
+    await database.remove();
   }
 }
 
@@ -240,13 +252,13 @@ async function waitUntil(condition: () => boolean, timeoutMs: number, giveUp: ()
 
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
-/** The two rows of one run: the bound (baseline) and the gateway's wall time. */
-function measurements(run: GatheringRun, round: number): Measurement[] {
+/** The two rows of one run of scenario `scenario`: the bound (baseline) and the gateway's wall time. */
+function measurements(scenario: string, run: GatheringRun, round: number): Measurement[] {
   const { bound } = run;
   const perSecond = (ms: number) => (ms > 0 ? round2((run.requests * 1000) / ms) : null);
   return [
     {
-      scenario: 'gathering',
+      scenario,
       role: 'baseline',
       label: 'bound: supplier latency ÷ concurrency',
       round,
@@ -267,7 +279,7 @@ function measurements(run: GatheringRun, round: number): Measurement[] {
       },
     },
     {
-      scenario: 'gathering',
+      scenario,
       role: 'gateway',
       label: `gateway, GATHERING_CONCURRENCY=${workerConcurrency}, ${sourceConcurrency}/source`,
       round: round + 1,
@@ -293,15 +305,17 @@ function measurements(run: GatheringRun, round: number): Measurement[] {
 }
 
 /**
- * The gathering scenario of issue 8: 1,000 requests (150 with `--quick`) × 6 simulated sources. Each
- * run uses a fresh database copy, instance and simulator and yields two rows: the bound computed from
- * that run's own supplier latencies (baseline) and the gateway's wall time — twice (bound, run, bound,
- * run), once with `--quick`. Per-request p50/p99 is from a request's POST to its completion event.
+ * The gathering scenario of issue 8 on one store (`gathering` on SQLite, `pg-gathering` on PostgreSQL,
+ * issue 16): 1,000 requests (150 with `--quick`) × 6 simulated sources. Each run uses a fresh database
+ * copy, instance and simulator and yields two rows: the bound computed from that run's own supplier
+ * latencies (baseline) and the gateway's wall time — twice (bound, run, bound, run), once with `--quick`.
+ * Per-request p50/p99 is from a request's POST to its completion event.
  */
-export function gatheringScenario(): Scenario {
+export function gatheringScenario(store: BenchStore): Scenario {
+  const id = store === 'sqlite' ? 'gathering' : 'pg-gathering';
   return {
-    id: 'gathering',
-    title: 'Gathering: requests × 6 simulated sources (50–400 ms), wall time vs latency/concurrency bound',
+    id,
+    title: `${store === 'sqlite' ? '' : 'PostgreSQL: '}Gathering: requests × 6 simulated sources (50–400 ms), wall time vs latency/concurrency bound`,
     target: 'wall ≤ 1.2 × bound, no completion event lost',
     goals: [
       { metric: 'extra:wallToBound', atMost: 1.2 },
@@ -312,13 +326,13 @@ export function gatheringScenario(): Scenario {
       const runs = context.quick ? 1 : 2;
       const rows: Measurement[] = [];
       for (let index = 0; index < runs; index += 1) {
-        context.log(`gathering run ${index + 1}: ${requests} requests × ${sourceKeys.length} sources`);
-        const run = await gatheringRun(context, requests, index + 1);
+        context.log(`${id} run ${index + 1}: ${requests} requests × ${sourceKeys.length} sources`);
+        const run = await gatheringRun(context, store, requests, index + 1);
         context.log(
           `  wall ${(run.wallMs / 1000).toFixed(2)} s, bound ${(run.bound.boundMs / 1000).toFixed(2)} s ` +
             `(×${(run.wallMs / run.bound.boundMs).toFixed(2)}), ${run.missing} missing, ${run.bound.calls} calls`,
         );
-        rows.push(...measurements(run, index * 2 + 1));
+        rows.push(...measurements(id, run, index * 2 + 1));
       }
       return rows;
     },

@@ -61,8 +61,6 @@ interface HttpScenarioSpec {
   /** The baseline server: the raw ceiling (default), or the old-style one that counts list totals. */
   baseline?: 'raw' | 'scan';
   connections?: number;
-  /** The store both sides serve (default SQLite). */
-  store?: BenchStore;
   prepare(servers: RunningServers, subject: ServerProcess, baseline: ServerProcess): Promise<PreparedLoads>;
 }
 
@@ -299,7 +297,6 @@ function postgresSpecs(): HttpScenarioSpec[] {
       baselineLabel: spec.baselineLabel
         .replace('better-sqlite3 (1 tx)', 'pg, unnest inserts (1 tx)')
         .replace('better-sqlite3', 'pg'),
-      store: 'postgres',
     }));
 }
 
@@ -357,32 +354,22 @@ async function runSpec(
 }
 
 /**
- * The HTTP scenarios in run order — on SQLite `rest-list`, `rest-list-scan-ceiling`, `graphql-list`,
- * `yoga-hello`, `customers-filter`, `rest-create-10`, `rest-create-100`, then on PostgreSQL `pg-rest-list`,
- * `pg-graphql-list`, `pg-customers-filter`, `pg-rest-create-100`. Each store's scenarios share one gateway
- * and one raw ceiling; on SQLite also, started on first use, one old-style raw ceiling (for
- * `rest-list-scan-ceiling`) and one stock Yoga (for `yoga-hello`). Each scenario's `dispose()` stops its
- * store's shared servers; the harness calls it after the last one. The SQLite servers are stopped before the
- * first PostgreSQL scenario starts, so the two stores are never measured side by side on the same cores.
+ * The HTTP scenarios of one store, in run order — on SQLite `rest-list`, `rest-list-scan-ceiling`,
+ * `graphql-list`, `yoga-hello`, `customers-filter`, `rest-create-10`, `rest-create-100`; on PostgreSQL
+ * `pg-rest-list`, `pg-graphql-list`, `pg-customers-filter`, `pg-rest-create-100`. They share one gateway and
+ * one raw ceiling (group `http-<store>`); on SQLite also, started on first use, one old-style raw ceiling
+ * (for `rest-list-scan-ceiling`) and one stock Yoga (for `yoga-hello`). Each scenario's `dispose()` stops the
+ * shared servers; the harness calls it when the run leaves the group and after the last scenario.
  */
-export function httpScenarios(): Scenario[] {
-  const pools: Record<BenchStore, HttpServers> = {
-    sqlite: new HttpServers('sqlite'),
-    postgres: new HttpServers('postgres'),
-  };
-  return [...specs, ...postgresSpecs()].map((spec) => {
-    const store = spec.store ?? 'sqlite';
-    const pool = pools[store];
-    return {
-      id: spec.id,
-      title: spec.title,
-      target: spec.target,
-      ...(spec.goals ? { goals: spec.goals } : {}),
-      run: async (context) => {
-        if (store === 'postgres') await pools.sqlite.dispose();
-        return runSpec(spec, pool, context);
-      },
-      dispose: () => pool.dispose(),
-    };
-  });
+export function httpScenarios(store: BenchStore): Scenario[] {
+  const pool = new HttpServers(store);
+  return (store === 'sqlite' ? specs : postgresSpecs()).map((spec) => ({
+    id: spec.id,
+    title: spec.title,
+    target: spec.target,
+    ...(spec.goals ? { goals: spec.goals } : {}),
+    group: `http-${store}`,
+    run: (context) => runSpec(spec, pool, context),
+    dispose: () => pool.dispose(),
+  }));
 }

@@ -67,6 +67,8 @@ export async function startPostgresCluster(options: {
   directory: string;
   keep: boolean;
   durable?: boolean;
+  /** Further server settings (`-c name=value`), e.g. `{ shared_buffers: '2GB' }`. */
+  settings?: Record<string, string>;
 }): Promise<TestPostgres> {
   const bin = postgresBinaries();
   const dir = options.directory;
@@ -106,6 +108,7 @@ export async function startPostgresCluster(options: {
     '-c listen_addresses=127.0.0.1',
     ...durability,
     '-c max_connections=200',
+    ...Object.entries(options.settings ?? {}).map(([name, value]) => `-c ${name}=${value}`),
   ].join(' ');
   await as('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-o', settings, 'start']);
   return {

@@ -13,6 +13,7 @@ import type {
   StoredAvailabilityRequestRecord,
   StoredFilters,
 } from '../../rows.js';
+import { bulkInserter } from '../bulk-insert.js';
 import type { PostgresDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
 import { preparedQuery, preparedVariants } from '../prepared.js';
@@ -74,12 +75,10 @@ const recordColumns = { request: shownRequestColumns, address: shownAddressColum
  */
 const bytewise = (column: Column): SQL => sql`${column} collate "C"`;
 
-/** Rows per multi-row INSERT: far below PostgreSQL's 65,535 bind parameters for every table written here. */
-const insertChunk = 1000;
-
-function* chunks<T>(rows: readonly T[]): Generator<T[]> {
-  for (let start = 0; start < rows.length; start += insertChunk) yield rows.slice(start, start + insertChunk);
-}
+const insertAddressRows = bulkInserter(addresses);
+const insertRequestRows = bulkInserter(availabilityRequests);
+/** Task ids come from the identity, in row order. */
+const insertTaskRows = bulkInserter(gatheringTasks, ['id']);
 
 /**
  * Creates a batch of availability requests with their addresses and one queued gathering task per
@@ -160,11 +159,15 @@ export async function insertAvailabilityRequests(
         ...stamps,
       })),
     );
-    for (const rows of chunks(records))
-      await tx.insert(addresses).values(rows.map((record) => record.address));
-    for (const rows of chunks(records))
-      await tx.insert(availabilityRequests).values(rows.map((record) => record.request));
-    for (const rows of chunks(tasks)) await tx.insert(gatheringTasks).values(rows);
+    await insertAddressRows(
+      tx,
+      records.map((record) => record.address),
+    );
+    await insertRequestRows(
+      tx,
+      records.map((record) => record.request),
+    );
+    await insertTaskRows(tx, tasks);
     return { records };
   });
 }

@@ -1,6 +1,7 @@
 import { and, asc, eq, gte, inArray, lt, lte, min, sql } from 'drizzle-orm';
 import { newId } from '../../../ids.js';
 import type { ChangedRequest, ClaimedTask, GatheredProduct, TaskCompletion } from '../../rows.js';
+import { bulkInserter } from '../bulk-insert.js';
 import type { PostgresDb } from '../client.js';
 import {
   addresses,
@@ -199,6 +200,8 @@ function heldBy(taskId: number, owner: string) {
   );
 }
 
+const insertProductRows = bulkInserter(availabilityRequestProducts);
+
 /**
  * Stores a task's products and marks it succeeded, in one transaction, only while `owner` still holds
  * its lease. A worker whose lease was taken over writes nothing, which is what keeps products from
@@ -281,10 +284,7 @@ export async function completeTasks(
       }
       finished.push({ requestId: task.availabilityRequestId, now: input.now });
     });
-    // 17 columns: 500 rows stay far below PostgreSQL's 65,535 parameters.
-    for (let start = 0; start < productRows.length; start += 500) {
-      await tx.insert(availabilityRequestProducts).values(productRows.slice(start, start + 500));
-    }
+    await insertProductRows(tx, productRows);
     await finishSources(tx, finished);
     return succeeded.map((task) =>
       task ? { instanceId: task.instanceId, availabilityRequestId: task.availabilityRequestId } : null,
