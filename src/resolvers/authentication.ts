@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { Context, Role, Services, Viewer } from '../context.js';
 import { roles } from '../context.js';
@@ -101,14 +102,47 @@ export async function viewerForToken(services: Services, token: string): Promise
  * @throws {AppError} `UNAUTHENTICATED` when the token is unknown, revoked or expired.
  */
 export async function viewerForTokenHash(services: Services, tokenHash: string): Promise<Viewer> {
-  const found = await services.db.findLiveToken('auth', tokenHash, services.clock.now());
-  if (!found) throw new AppError('UNAUTHENTICATED', 'The auth token is invalid or expired.');
-  return {
+  const now = services.clock.now();
+  const cache = viewerCache(services.db);
+  const cached = cache.get(tokenHash);
+  if (cached && now < cached.expiresAt) return cached.viewer;
+  const found = await services.db.findLiveToken('auth', tokenHash, now);
+  if (!found) {
+    cache.delete(tokenHash);
+    throw new AppError('UNAUTHENTICATED', 'The auth token is invalid or expired.');
+  }
+  const viewer: Viewer = {
     instanceId: found.user.instanceId,
     userId: found.user.id,
     roles: found.user.roles.filter((role): role is Role => (roles as readonly string[]).includes(role)),
   };
+  cache.set(tokenHash, { viewer, expiresAt: found.expiresAt });
+  return viewer;
 }
+
+const viewerCaches = new WeakMap<Services['db'], LRUCache<string, { viewer: Viewer; expiresAt: Date }>>();
+
+/**
+ * The viewers of auth tokens found live, by token hash, each until its token expires: one store per cache
+ * (a WeakMap, so a closed test store's cache goes with it), at most 10,000 tokens (least recently used
+ * leave first). A REST or GraphQL request then authenticates without a database round trip.
+ *
+ * Exact, not a trade-off of freshness: an auth token never changes after it is issued, so until it expires
+ * the store would give the same answer. Auth tokens are never revoked — rotating a refresh token revokes
+ * that refresh token only; the auth token issued with it lives on until it expires — and a user's
+ * instance and roles are written once, when its application is created. Only tokens found live are kept:
+ * an unknown or expired token is looked up each time. Whatever comes to revoke auth tokens, change roles or
+ * delete users must drop the entries here (on every gateway process) or stop using this cache.
+ */
+function viewerCache(store: Services['db']): LRUCache<string, { viewer: Viewer; expiresAt: Date }> {
+  let cache = viewerCaches.get(store);
+  if (!cache) {
+    cache = new LRUCache({ max: 10_000 });
+    viewerCaches.set(store, cache);
+  }
+  return cache;
+}
+
 
 /**
  * The caller, who must hold at least one of `allowed` (`instance_admin` may do everything).

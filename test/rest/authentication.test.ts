@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUTH_TOKEN_TTL_MS } from '../../src/resolvers/authentication.js';
 import { startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
 
 const problemType = 'application/problem+json; charset=utf-8';
@@ -108,6 +109,41 @@ describe('POST /authentication', () => {
     expect(expired.headers.get('content-type')).toBe(problemType);
     expect(expired.body.detail).toBe('The auth token is invalid or expired.');
     expect(refreshed.status).toBe(200);
+  });
+
+  it('when a token used before reaches its expiry, then it is refused at that millisecond, not later', async () => {
+    // The contract shows `auth_token_expires_at` to the second; the token lives exactly an hour from issue.
+    const issuedAt = server.clock.now().getTime();
+    const signIn = await server.anonymous.post('/authentication', {
+      client_id: tenant.clientId,
+      client_secret: tenant.clientSecret,
+    });
+    const api = tenant.api.withToken(signIn.body.data.auth_token);
+
+    const fresh = await api.get('/availability-requests');
+    server.clock.advance(issuedAt + AUTH_TOKEN_TTL_MS - 1 - server.clock.now().getTime());
+    const lastMillisecond = await api.get('/availability-requests');
+    server.clock.advance(1);
+    const expired = await api.get('/availability-requests');
+
+    expect([fresh.status, lastMillisecond.status, expired.status]).toEqual([200, 200, 401]);
+    expect(expired.body.detail).toBe('The auth token is invalid or expired.');
+  });
+
+  it('when a refresh token is rotated, then the auth token issued with it still works until it expires', async () => {
+    const signIn = await server.anonymous.post('/authentication', {
+      client_id: tenant.clientId,
+      client_secret: tenant.clientSecret,
+    });
+    const { auth_token: token, auth_refresh_token: refreshToken } = signIn.body.data;
+
+    const refreshed = await server.anonymous.post('/authentication', { auth_refresh_token: refreshToken });
+    const withOldToken = await tenant.api.withToken(token).get('/availability-requests');
+    const withNewToken = await tenant.api
+      .withToken(refreshed.body.data.auth_token)
+      .get('/availability-requests');
+
+    expect([refreshed.status, withOldToken.status, withNewToken.status]).toEqual([200, 200, 200]);
   });
 
   it('when no token is sent, then every other route answers 401', async () => {

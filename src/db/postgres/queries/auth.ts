@@ -84,7 +84,6 @@ export async function rotateRefreshToken(
   });
 }
 
-/** A live (unexpired, unrevoked) token of the given kind with its user, or undefined. */
 const liveToken = preparedQuery('find_live_token', (db, name) =>
   db
     .select({ token: authTokens, user: users })
@@ -102,12 +101,20 @@ const liveToken = preparedQuery('find_live_token', (db, name) =>
     .prepare(name),
 );
 
+/** A live (unexpired, unrevoked) token of the given kind with its user, and when it expires, or undefined. */
 export async function findLiveToken(
   db: PostgresDb,
   kind: 'auth' | 'refresh',
   tokenHash: string,
   now: Date,
-): Promise<{ tokenId: string; applicationId: string; user: UserRow } | undefined> {
+): Promise<{ tokenId: string; applicationId: string; expiresAt: Date; user: UserRow } | undefined> {
   const [row] = await liveToken(db).execute({ tokenHash, kind, now });
-  return row && { tokenId: row.token.id, applicationId: row.token.applicationId, user: row.user };
+  return (
+    row && {
+      tokenId: row.token.id,
+      applicationId: row.token.applicationId,
+      expiresAt: row.token.expiresAt,
+      user: row.user,
+    }
+  );
 }

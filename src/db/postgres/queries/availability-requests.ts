@@ -180,15 +180,24 @@ function recordQuery(db: PostgresDb) {
     .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId));
 }
 
+const requestById = preparedQuery('availability_request_by_id', (db, name) =>
+  recordQuery(db)
+    .where(
+      and(
+        eq(availabilityRequests.instanceId, sql.placeholder('instanceId')),
+        eq(availabilityRequests.id, sql.placeholder('id')),
+      ),
+    )
+    .prepare(name),
+);
+
 /** One request of an instance by id, or undefined (also for another instance's id). */
 export async function findAvailabilityRequest(
   db: PostgresDb,
   instanceId: string,
   id: string,
 ): Promise<AvailabilityRequestRecord | undefined> {
-  const [record] = await recordQuery(db).where(
-    and(eq(availabilityRequests.instanceId, instanceId), eq(availabilityRequests.id, id)),
-  );
+  const [record] = await requestById(db).execute({ instanceId, id });
   return record;
 }
 

@@ -6,6 +6,7 @@ import { catalogOfferRows } from '../../catalog-offer-rows.js';
 import type { CatalogOfferRow, CatalogValueSets, NewSource, SourceRow, SourceType } from '../../rows.js';
 import { valueSetsCache } from '../../value-sets.js';
 import type { PostgresDb } from '../client.js';
+import { preparedQuery } from '../prepared.js';
 import {
   catalogAreaCities,
   catalogAreaPostalCodeRanges,
@@ -100,18 +101,23 @@ export async function listEnabledSources(
   instanceId: string,
   countryCode: string,
 ): Promise<SourceRow[]> {
-  return db
+  return enabledSources(db).execute({ instanceId, countryCodes: JSON.stringify([countryCode]) });
+}
+
+const enabledSources = preparedQuery('sources_enabled_in_country', (db, name) =>
+  db
     .select()
     .from(sources)
     .where(
       and(
-        eq(sources.instanceId, instanceId),
+        eq(sources.instanceId, sql.placeholder('instanceId')),
         eq(sources.enabled, true),
-        sql`${sources.countryCodes} @> ${JSON.stringify([countryCode])}::jsonb`,
+        sql`${sources.countryCodes} @> ${sql.placeholder('countryCodes')}::jsonb`,
       ),
     )
-    .orderBy(binary(sources.network), binary(sources.name), binary(sources.key));
-}
+    .orderBy(binary(sources.network), binary(sources.name), binary(sources.key))
+    .prepare(name),
+);
 
 const valueSetsRead = valueSetsCache<PostgresDb>();
 

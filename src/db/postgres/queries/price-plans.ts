@@ -3,6 +3,7 @@ import type { PricingPlan, PricingRule } from '../../../gathering/pricing.js';
 import { newId } from '../../../ids.js';
 import type { NewPricePlan, PricePlanRow, PricePlanWithRules } from '../../rows.js';
 import type { PostgresDb } from '../client.js';
+import { preparedQuery } from '../prepared.js';
 import { customers, pricePlanRules, pricePlans } from '../schema/index.js';
 
 /**
@@ -111,23 +112,53 @@ export async function findDefaultPricePlan(
   db: PostgresDb,
   instanceId: string,
 ): Promise<PricePlanRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(pricePlans)
-    .where(and(eq(pricePlans.instanceId, instanceId), eq(pricePlans.isDefault, true)))
-    .limit(1);
+  const [row] = await defaultPlan(db).execute({ instanceId });
   return row;
 }
+
+const defaultPlan = preparedQuery('price_plan_default', (db, name) =>
+  db
+    .select()
+    .from(pricePlans)
+    .where(and(eq(pricePlans.instanceId, sql.placeholder('instanceId')), eq(pricePlans.isDefault, true)))
+    .limit(1)
+    .prepare(name),
+);
 
 /**
  * A plan's markups and rules as the pricing engine needs them (by id; the caller knows the plan exists).
  * The object is the whole plan row with its rules, as in SQLite.
  */
+const planById = preparedQuery('price_plan_by_id', (db, name) =>
+  db
+    .select()
+    .from(pricePlans)
+    .where(eq(pricePlans.id, sql.placeholder('id')))
+    .limit(1)
+    .prepare(name),
+);
+const rulesOfPlan = preparedQuery('price_plan_rules_of_plan', (db, name) =>
+  db
+    .select({
+      network: pricePlanRules.network,
+      technologyType: pricePlanRules.technologyType,
+      connectionType: pricePlanRules.connectionType,
+      mrcMarkupBp: pricePlanRules.mrcMarkupBp,
+      nrcMarkupBp: pricePlanRules.nrcMarkupBp,
+    })
+    .from(pricePlanRules)
+    .where(eq(pricePlanRules.pricePlanId, sql.placeholder('id')))
+    .orderBy(asc(pricePlanRules.id))
+    .prepare(name),
+);
+
 export async function loadPricingPlan(db: PostgresDb, pricePlanId: string): Promise<PricingPlan | undefined> {
-  const [plan] = await db.select().from(pricePlans).where(eq(pricePlans.id, pricePlanId)).limit(1);
-  if (!plan) return undefined;
-  const [withRulesPlan] = await withRules(db, [plan]);
-  return withRulesPlan;
+  // Both at once: a worker prices every finished task with its plan (one round trip, not two).
+  const [[plan], rules] = await Promise.all([
+    planById(db).execute({ id: pricePlanId }),
+    rulesOfPlan(db).execute({ id: pricePlanId }),
+  ]);
+  return plan && { ...plan, rules };
 }
 
 /** Assigns a plan to a customer of the same instance; returns false when the customer does not exist there. */

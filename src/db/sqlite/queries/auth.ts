@@ -118,13 +118,20 @@ const liveToken = preparedQuery((db) =>
   ),
 );
 
-/** A live (unexpired, unrevoked) token of the given kind with its user, or undefined. */
+/** A live (unexpired, unrevoked) token of the given kind with its user, and when it expires, or undefined. */
 export async function findLiveToken(
   db: SqliteDb,
   kind: 'auth' | 'refresh',
   tokenHash: string,
   now: Date,
-): Promise<{ tokenId: string; applicationId: string; user: UserRow } | undefined> {
+): Promise<{ tokenId: string; applicationId: string; expiresAt: Date; user: UserRow } | undefined> {
   const row = liveToken(db).get({ tokenHash, kind, nowMs: now.getTime() });
-  return row && { tokenId: row.token.id, applicationId: row.token.applicationId, user: row.user };
+  return (
+    row && {
+      tokenId: row.token.id,
+      applicationId: row.token.applicationId,
+      expiresAt: row.token.expiresAt,
+      user: row.user,
+    }
+  );
 }
