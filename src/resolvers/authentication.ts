@@ -143,7 +143,6 @@ function viewerCache(store: Services['db']): LRUCache<string, { viewer: Viewer; 
   return cache;
 }
 
-
 /**
  * The caller, who must hold at least one of `allowed` (`instance_admin` may do everything).
  * @throws {AppError} `UNAUTHENTICATED` without a viewer; `FORBIDDEN` without a fitting role.

@@ -1,4 +1,4 @@
-import { getTableColumns, getTableName, type SQL, sql } from 'drizzle-orm';
+import { getTableColumns, getTableName, is, SQL, sql } from 'drizzle-orm';
 import { toSnakeCase } from 'drizzle-orm/casing';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { PostgresDb } from './client.js';
@@ -20,7 +20,8 @@ type Executor = Pick<PostgresDb, 'execute'>;
  * `timestamptz` → ISO text), as drizzle's insert does.
  *
  * @returns a function inserting `rows` on `db` (a pool handle or a transaction); no statement for none.
- * @throws at creation when a written column has an SQL default (it would be written as NULL).
+ * @throws at creation when a written column has an SQL default or is an identity (it would be written as
+ *   NULL).
  */
 export function bulkInserter<TTable extends PgTable, TOmit extends keyof TTable['$inferInsert'] = never>(
   table: TTable,
@@ -30,8 +31,10 @@ export function bulkInserter<TTable extends PgTable, TOmit extends keyof TTable[
     ([key]) => !(omit as readonly string[]).includes(key),
   );
   for (const [key, column] of columns) {
-    const value = column.default as unknown;
-    if (value !== undefined && typeof value === 'object' && value !== null) {
+    // An identity has a default without a value; `defaultNow()` and `default(sql…)` have an SQL value.
+    const sqlDefault =
+      column.hasDefault && !column.defaultFn && (column.default === undefined || is(column.default, SQL));
+    if (sqlDefault) {
       throw new Error(`${getTableName(table)}.${key} has an SQL default: omit it from the bulk insert`);
     }
   }

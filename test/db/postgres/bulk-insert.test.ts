@@ -1,0 +1,190 @@
+import { asc, sql } from 'drizzle-orm';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { bulkInserter } from '../../../src/db/postgres/bulk-insert.js';
+import { type PostgresDb, postgresDb } from '../../../src/db/postgres/client.js';
+import { migratePostgres } from '../../../src/db/postgres/migrate.js';
+import { openPostgresPool } from '../../../src/db/postgres/pool.js';
+import {
+  addresses,
+  availabilityRequests,
+  gatheringTasks,
+  instances,
+  pricePlans,
+  sources,
+} from '../../../src/db/postgres/schema/index.js';
+import type { StoredFilters } from '../../../src/db/rows.js';
+import { createTestDatabase } from '../../helpers/postgres-server.js';
+
+const T0 = new Date('2026-11-25T10:00:00.123Z');
+const stamps = { createdAt: T0, updatedAt: T0 };
+const filters = (networks: string[]): StoredFilters => ({
+  bandwidths: [{ download: 100_000, upload: 10_000 }],
+  networks,
+  contractTerms: [12, 36],
+  connectionTypes: [],
+  technologyTypes: [],
+});
+const address = (id: string, street: string, latitude: number | null) => ({
+  id,
+  instanceId: 'ins_a',
+  inputKind: 'fields' as const,
+  street,
+  city: 'Amsterdam',
+  houseNumber: '1',
+  houseNumberAddition: '',
+  postalCode: '1016XA',
+  countryCode: 'NL',
+  continentCode: 'EU',
+  latitude,
+  longitude: latitude === null ? null : 4.89,
+  coordinatesPrecision: latitude === null ? null : ('address' as const),
+  ...stamps,
+});
+
+describe('bulkInserter (PostgreSQL): INSERT … SELECT FROM unnest', () => {
+  let database: { url: string; drop(): Promise<void> };
+  let pool: pg.Pool;
+  let db: PostgresDb;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(inject('postgresAdminUrl'));
+    pool = openPostgresPool(database.url, 2);
+    await migratePostgres(pool);
+    db = postgresDb(pool);
+    await db.insert(instances).values({ id: 'ins_a', name: 'A', code: 'AAA', ...stamps });
+    await db.insert(pricePlans).values({
+      id: 'ppl_a',
+      instanceId: 'ins_a',
+      name: 'Standard',
+      mrcMarkupBp: 0,
+      nrcMarkupBp: 0,
+      ...stamps,
+    });
+    await db.insert(sources).values(
+      ['src_b', 'src_a'].map((id) => ({
+        id,
+        instanceId: 'ins_a',
+        key: id,
+        name: id,
+        network: 'KPN',
+        type: 'catalog' as const,
+        countryCodes: ['NL'],
+        ...stamps,
+      })),
+    );
+  });
+  afterAll(async () => {
+    await pool.end();
+    await database.drop();
+  });
+
+  it('when rows carry quotes, backslashes, commas, braces, non-ASCII text and nulls, then each is stored as given', async () => {
+    const tricky = ['Keizersgracht "123"', 'C:\\pad\\naar', 'a, b {c} NULL', 'Ĳsselmeer — 🚲', ''];
+    const insertAddresses = bulkInserter(addresses);
+
+    await insertAddresses(
+      db,
+      tricky.map((street, index) => address(`adr_${index}`, street, index % 2 === 0 ? 52.37 : null)),
+    );
+
+    const stored = await db
+      .select({
+        street: addresses.street,
+        latitude: addresses.latitude,
+        precision: addresses.coordinatesPrecision,
+      })
+      .from(addresses)
+      .orderBy(asc(addresses.id));
+    expect(stored).toEqual(
+      tricky.map((street, index) => ({
+        street,
+        latitude: index % 2 === 0 ? 52.37 : null,
+        precision: index % 2 === 0 ? 'address' : null,
+      })),
+    );
+  });
+
+  it('when a jsonb column holds nested objects and a column is left out of a row, then the JSON round-trips and the JavaScript default is written', async () => {
+    const insertRequests = bulkInserter(availabilityRequests);
+    const rows = [
+      { networks: ['KPN', 'Eurofiber "EF"'], id: 'avr_1' },
+      { networks: ['back\\slash'], id: 'avr_2' },
+    ].map(({ networks, id }) => ({
+      id,
+      instanceId: 'ins_a',
+      addressId: 'adr_0',
+      createdByUserId: null,
+      customerId: null,
+      projectId: null,
+      pricePlanId: 'ppl_a',
+      filters: filters(networks),
+      status: 'pending' as const,
+      sourcesTotal: 2,
+      ...stamps,
+    }));
+
+    await insertRequests(db, rows);
+
+    const stored = await db
+      .select({
+        id: availabilityRequests.id,
+        filters: availabilityRequests.filters,
+        sourcesFinished: availabilityRequests.sourcesFinished,
+        createdAt: availabilityRequests.createdAt,
+      })
+      .from(availabilityRequests)
+      .orderBy(asc(availabilityRequests.id));
+    expect(stored).toEqual([
+      { id: 'avr_1', filters: filters(['KPN', 'Eurofiber "EF"']), sourcesFinished: 0, createdAt: T0 },
+      { id: 'avr_2', filters: filters(['back\\slash']), sourcesFinished: 0, createdAt: T0 },
+    ]);
+  });
+
+  it('when the identity column is omitted, then ids follow the order of the rows given', async () => {
+    const insertTasks = bulkInserter(gatheringTasks, ['id']);
+    const given = [
+      ['avr_2', 'src_b'],
+      ['avr_1', 'src_b'],
+      ['avr_2', 'src_a'],
+      ['avr_1', 'src_a'],
+    ] as const;
+
+    await insertTasks(
+      db,
+      given.map(([availabilityRequestId, sourceId]) => ({
+        instanceId: 'ins_a',
+        availabilityRequestId,
+        sourceId,
+        status: 'queued' as const,
+        attempts: 0,
+        availableAt: T0,
+        ...stamps,
+      })),
+    );
+
+    const stored = await db
+      .select({ request: gatheringTasks.availabilityRequestId, source: gatheringTasks.sourceId })
+      .from(gatheringTasks)
+      .orderBy(asc(gatheringTasks.id));
+    expect(stored.map((row) => [row.request, row.source])).toEqual(given.map((pair) => [...pair]));
+  });
+
+  it('when a row breaks a constraint inside a transaction, then none of the rows is written', async () => {
+    const insertAddresses = bulkInserter(addresses);
+    const before = await db.execute(sql`select count(*)::int as n from addresses`);
+
+    await expect(
+      db.transaction(async (tx) => {
+        await insertAddresses(tx, [address('adr_new', 'Damrak', 52.37), address('adr_0', 'Duplicate', null)]);
+      }),
+    ).rejects.toMatchObject({ cause: { code: '23505', constraint: 'addresses_pkey' } });
+
+    const after = await db.execute(sql`select count(*)::int as n from addresses`);
+    expect(after.rows).toEqual(before.rows);
+  });
+
+  it('when a written column has an SQL default, then the inserter refuses to be made', () => {
+    expect(() => bulkInserter(gatheringTasks)).toThrow(/gathering_tasks\.id has an SQL default/);
+  });
+});
