@@ -39,17 +39,16 @@ async function finishSources(tx: Tx, finished: { requestId: string; now: Date }[
   const r = availabilityRequests;
   const ids = [...counts.keys()].sort(byId);
   await tx.select({ id: r.id }).from(r).where(inArray(r.id, ids)).orderBy(asc(r.id)).for('no key update');
-  for (const id of ids) {
-    const { count, now } = counts.get(id) as { count: number; now: Date };
-    await tx
-      .update(r)
-      .set({
-        sourcesFinished: sql`least(${r.sourcesFinished} + ${count}::int, ${r.sourcesTotal})`,
-        status: sql`case when ${r.status} = 'completed' or ${r.sourcesFinished} + ${count}::int >= ${r.sourcesTotal} then 'completed' else 'in_progress' end`,
-        updatedAt: now,
-      })
-      .where(eq(r.id, id));
-  }
+  const entries = ids.map((id) => counts.get(id) as { count: number; now: Date });
+  // One statement for every request of the batch; its rows are locked already, in id order.
+  await tx.execute(sql`update ${r}
+      set sources_finished = least(${r.sourcesFinished} + c.count, ${r.sourcesTotal}),
+          status = case when ${r.status} = 'completed' or ${r.sourcesFinished} + c.count >= ${r.sourcesTotal}
+                        then 'completed' else 'in_progress' end,
+          updated_at = c.now
+     from unnest(${sql.param(ids)}::text[], ${sql.param(entries.map((entry) => entry.count))}::int[],
+                 ${sql.param(entries.map((entry) => entry.now.toISOString()))}::timestamptz[]) as c(id, count, now)
+    where ${r.id} = c.id`);
 }
 
 /** Running with a lease that expired by `now` (its worker died or stalled). */
@@ -244,27 +243,41 @@ export async function completeTasks(
         const byTask = (completions[a] as TaskCompletion).taskId - (completions[b] as TaskCompletion).taskId;
         return byTask !== 0 ? byTask : a - b;
       });
+    // One statement for the whole batch, after locking its tasks in id order (the lock order above). The
+    // fence (still running, still this owner's) is re-checked on each row's newest version after a lock
+    // wait, so exactly one transaction wins a task. A task listed twice goes to its first completion.
+    const ids = order.map((index) => (completions[index] as TaskCompletion).taskId);
+    await tx.execute(
+      sql`select id from ${t} where id = any(${sql.param(ids)}::bigint[]) order by id for update`,
+    );
+    const firsts = new Map<number, number>();
     for (const index of order) {
-      const input = completions[index] as TaskCompletion;
-      const [task] = await tx
-        .update(t)
-        .set({
-          status: 'succeeded',
-          leaseOwner: null,
-          leaseExpiresAt: null,
-          errorCode: null,
-          errorMessage: null,
-          finishedAt: input.now,
-          updatedAt: input.now,
-        })
-        .where(heldBy(input.taskId, input.owner))
-        .returning({
-          id: t.id,
-          instanceId: t.instanceId,
-          availabilityRequestId: t.availabilityRequestId,
-          sourceId: t.sourceId,
-        });
-      succeeded[index] = task ?? null;
+      const { taskId } = completions[index] as TaskCompletion;
+      if (!firsts.has(taskId)) firsts.set(taskId, index);
+    }
+    const fenced = [...firsts.values()].map((index) => completions[index] as TaskCompletion);
+    const won = await tx.execute<{
+      id: string;
+      instance_id: string;
+      availability_request_id: string;
+      source_id: string;
+    }>(sql`update ${t} set status = 'succeeded', lease_owner = null, lease_expires_at = null, error_code = null,
+             error_message = null, finished_at = c.now, updated_at = c.now
+           from unnest(${sql.param(fenced.map((input) => input.taskId))}::bigint[],
+                       ${sql.param(fenced.map((input) => input.owner))}::text[],
+                       ${sql.param(fenced.map((input) => input.now.toISOString()))}::timestamptz[])
+             as c(id, owner, now)
+           where ${t.id} = c.id and ${t.leaseOwner} = c.owner and ${t.status} = 'running'
+           returning ${t.id}, ${t.instanceId}, ${t.availabilityRequestId}, ${t.sourceId}`);
+    for (const row of won.rows) {
+      const index = firsts.get(Number(row.id));
+      if (index === undefined) continue;
+      succeeded[index] = {
+        id: Number(row.id),
+        instanceId: row.instance_id,
+        availabilityRequestId: row.availability_request_id,
+        sourceId: row.source_id,
+      };
     }
     const productRows: (typeof availabilityRequestProducts.$inferInsert)[] = [];
     const finished: { requestId: string; now: Date }[] = [];
