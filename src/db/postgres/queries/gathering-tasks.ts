@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, lt, lte, min, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, lte, min, sql } from 'drizzle-orm';
 import { newId } from '../../../ids.js';
 import type { ChangedRequest, ClaimedTask, GatheredProduct, TaskCompletion } from '../../rows.js';
 import { bulkInserter } from '../bulk-insert.js';
@@ -111,37 +111,25 @@ export async function claimTasks(
       );
     }
     if (input.limit <= 0) return { claimed: [], changed };
-    // Two index-ordered reads instead of one OR, which would sort every queued task on each claim.
-    const expired = await tx
-      .select({ id: t.id })
-      .from(t)
-      .where(and(expiredBy(now), lt(t.attempts, maxAttempts)))
-      .orderBy(asc(t.leaseExpiresAt), asc(t.id))
-      .limit(input.limit)
-      .for('update', { skipLocked: true });
-    const queuedLimit = input.limit - expired.length;
-    const queued =
-      queuedLimit > 0
-        ? await tx
-            .select({ id: t.id })
-            .from(t)
-            .where(and(eq(t.status, 'queued'), lte(t.availableAt, now)))
-            .orderBy(asc(t.availableAt), asc(t.id))
-            .limit(queuedLimit)
-            .for('update', { skipLocked: true })
-        : [];
-    const candidates = [...expired, ...queued].map((row) => row.id);
+    // One statement: two index-ordered reads instead of one OR (which would sort every queued task on each
+    // claim), expired leases first, each locking with SKIP LOCKED only the rows it returns — the queued read
+    // runs only as far as the slots the expired ones left — and the lease written on what they locked.
+    const until = new Date(now.getTime() + input.leaseMs);
+    const leased = await tx.execute<{ id: string }>(sql`
+      with expired as materialized (
+        select id from ${t}
+         where status = 'running' and lease_expires_at <= ${now} and attempts < ${maxAttempts}
+         order by lease_expires_at, id limit ${input.limit} for update skip locked),
+      queued as materialized (
+        select id from ${t} where status = 'queued' and available_at <= ${now}
+         order by available_at, id limit greatest(${input.limit} - (select count(*) from expired), 0)
+           for update skip locked)
+      update ${t} set status = 'running', lease_owner = ${input.owner}, lease_expires_at = ${until},
+             attempts = attempts + 1, updated_at = ${now}
+       where id in (select id from expired union all select id from queued)
+      returning id`);
+    const candidates = leased.rows.map((row) => Number(row.id));
     if (candidates.length === 0) return { claimed: [], changed };
-    await tx
-      .update(t)
-      .set({
-        status: 'running',
-        leaseOwner: input.owner,
-        leaseExpiresAt: new Date(now.getTime() + input.leaseMs),
-        attempts: sql`${t.attempts} + 1`,
-        updatedAt: now,
-      })
-      .where(inArray(t.id, candidates));
     const rows = await tx
       .select({ task: t, source: sources, request: availabilityRequests, address: addresses })
       .from(t)
@@ -165,29 +153,19 @@ export async function claimTasks(
 /** Moves the `pending` ones of these requests to `in_progress`, locking them in id order; returns them. */
 async function startRequests(tx: Tx, requestIds: string[], now: Date): Promise<ChangedRequest[]> {
   const r = availabilityRequests;
-  const pending = await tx
-    .select({ id: r.id, instanceId: r.instanceId })
-    .from(r)
-    .where(and(inArray(r.id, requestIds), eq(r.status, 'pending')))
-    .orderBy(asc(r.id))
-    .for('no key update');
-  if (pending.length === 0) return [];
-  // Locked rows are re-read at their newest version: a request another claimer started meanwhile is no
-  // longer pending and is left out here.
-  const started = await tx
-    .update(r)
-    .set({ status: 'in_progress', updatedAt: now })
-    .where(
-      and(
-        inArray(
-          r.id,
-          pending.map((row) => row.id),
-        ),
-        eq(r.status, 'pending'),
-      ),
-    )
-    .returning({ instanceId: r.instanceId, availabilityRequestId: r.id });
-  return started.sort((a, b) => byId(a.availabilityRequestId, b.availabilityRequestId));
+  // One statement: the pending ones are locked in id order (the CTE's rows come sorted, and each is locked
+  // as it comes), then updated. A locked row is re-read at its newest version: a request another claimer
+  // started meanwhile is no longer pending and is left out.
+  const started = await tx.execute<{ instance_id: string; id: string }>(sql`
+    with pending as materialized (
+      select id from ${r} where id = any(${sql.param(requestIds)}::text[]) and status = 'pending'
+       order by id for no key update)
+    update ${r} set status = 'in_progress', updated_at = ${now}
+     where id in (select id from pending) and status = 'pending'
+    returning instance_id, id`);
+  return started.rows
+    .map((row) => ({ instanceId: row.instance_id, availabilityRequestId: row.id }))
+    .sort((a, b) => byId(a.availabilityRequestId, b.availabilityRequestId));
 }
 
 /** Lease fence: the task is still running and still leased to `owner`. */
