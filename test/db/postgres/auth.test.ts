@@ -97,11 +97,13 @@ describe('PostgreSQL auth queries', () => {
     expect(auth1).toEqual({
       tokenId: expect.stringMatching(/^tok_/),
       applicationId: owner.applicationId,
+      expiresAt: input.authTokenExpiresAt,
       user: expectedUser(),
     });
     expect(await store.findLiveToken('refresh', input.refreshTokenHash, now)).toEqual({
       tokenId: await refreshTokenId(input.refreshTokenHash),
       applicationId: owner.applicationId,
+      expiresAt: input.refreshTokenExpiresAt,
       user: expectedUser(),
     });
     expect(await store.findLiveToken('refresh', input.authTokenHash, now)).toBeUndefined();
