@@ -264,6 +264,31 @@ describe('the PostgreSQL schema and its migrations', () => {
       },
     );
 
+    it('when a worker claims tasks, then the lease statement finds them through the claim index', async () => {
+      const statements = await statementsOf(() =>
+        queries.claimTasks(db, {
+          owner: 'worker-a',
+          now: new Date(),
+          leaseMs: 30_000,
+          limit: 8,
+          maxAttempts: 3,
+        }),
+      );
+      const lease = statements.find((statement) => statement.text.includes('with expired'));
+
+      const plan = await explain(pool, lease?.text ?? '', lease?.values);
+
+      // Queued tasks come in claim order straight from the index (the LIMIT stops the scan); running ones
+      // with an expired lease are the few the index finds by status.
+      expect(plan).toMatch(
+        /Index Scan using gathering_tasks_claim_idx on gathering_tasks \w+ .*\n\s+Index Cond: \(\(status = 'queued'::text\) AND \(available_at <= /,
+      );
+      expect(plan).toMatch(
+        /Index Scan on gathering_tasks_claim_idx .*\n\s+Index Cond: \(status = 'running'::text\)/,
+      );
+      expect(plan).not.toMatch(/Seq Scan on gathering_tasks\b/);
+    });
+
     it('when the store filters customers by a name fragment, then the trigram index finds them', async () => {
       const [statement] = await statementsOf(() =>
         queries.listCustomersPage(db, 'ins_seed', { nameFolded: 'acme 1234', offset: 0, limit: 25 }),
@@ -341,6 +366,17 @@ async function seed(pool: pg.Pool): Promise<void> {
     INSERT INTO projects (id, instance_id, customer_id, name, created_at, updated_at)
       SELECT 'prj_' || lpad(n::text, 6, '0'), 'ins_seed', 'cus_' || (1 + n % 200), 'Project ' || n,
              '${seededAt}'::timestamptz - make_interval(secs => n), now()
+        FROM generate_series(1, 20000) AS n;
+    INSERT INTO sources (id, instance_id, key, name, network, type, country_codes, created_at, updated_at)
+      VALUES ('src_seed', 'ins_seed', 'seed', 'Seed', 'KPN', 'catalog', '["NL"]'::jsonb, now(), now());
+    -- The queue as it looks after a while: most tasks done, some running, a few queued.
+    INSERT INTO gathering_tasks (id, instance_id, availability_request_id, source_id, status, attempts, available_at,
+                                 lease_owner, lease_expires_at, created_at, updated_at)
+      SELECT n, 'ins_seed', 'avr_' || lpad(n::text, 6, '0'), 'src_seed',
+             CASE WHEN n % 100 = 0 THEN 'queued' WHEN n % 100 = 1 THEN 'running' ELSE 'succeeded' END,
+             CASE WHEN n % 100 = 0 THEN 0 ELSE 1 END, now() - make_interval(secs => n),
+             CASE WHEN n % 100 = 1 THEN 'worker-seed' END,
+             CASE WHEN n % 100 = 1 THEN now() + interval '1 hour' END, now(), now()
         FROM generate_series(1, 20000) AS n;
     ANALYZE;
   `);

@@ -125,10 +125,6 @@ const defaultPlan = preparedQuery('price_plan_default', (db, name) =>
     .prepare(name),
 );
 
-/**
- * A plan's markups and rules as the pricing engine needs them (by id; the caller knows the plan exists).
- * The object is the whole plan row with its rules, as in SQLite.
- */
 const pricingPlan = preparedQuery('pricing_plan', (db, name) =>
   db
     .select({
@@ -147,6 +143,10 @@ const pricingPlan = preparedQuery('pricing_plan', (db, name) =>
     .prepare(name),
 );
 
+/**
+ * A plan's markups and rules as the pricing engine needs them (by id; the caller knows the plan exists).
+ * The object is the whole plan row with its rules, as in SQLite.
+ */
 export async function loadPricingPlan(db: PostgresDb, pricePlanId: string): Promise<PricingPlan | undefined> {
   const [row] = await pricingPlan(db).execute({ id: pricePlanId });
   return row && { ...row.plan, rules: row.rules };
