@@ -37,7 +37,7 @@ const listTotal = statement(
 );
 const requestPage = statement(
   'request_page',
-  `select r.id, extract(epoch from r.created_at)::float8 * 1000, extract(epoch from r.updated_at)::float8 * 1000,
+  `select r.id, (extract(epoch from r.created_at) * 1000)::float8, (extract(epoch from r.updated_at) * 1000)::float8,
           r.filters, r.status, r.sources_total, r.sources_finished,
           a.id, a.street, a.city, a.continent_code, a.country_code, a.postal_code, a.house_number,
           a.house_number_addition, a.latitude, a.longitude
