@@ -19,8 +19,9 @@ import { httpScenarios } from './scenarios/http.js';
 
 /*
  * `npm run bench [-- --quick] [-- --only id,id] [-- --duration s] [-- --connections n] [-- --rounds n]`: seeds
- * (or reuses) the data set, runs the scenarios in order — HTTP, fan-out, gathering — each A/B/A/B against its
- * baseline (HTTP scenarios A/B `--rounds` times: 3 by default, 2 with `--quick`),
+ * (or reuses) the data set, runs the scenarios in order — on SQLite HTTP, fan-out and gathering, then on
+ * PostgreSQL (`pg-*`: HTTP and gathering, the data set copied there once, see `lib/postgres.ts`) — each
+ * A/B/A/B against its baseline (HTTP scenarios A/B `--rounds` times: 3 by default, 2 with `--quick`),
  * prints a table per scenario, and writes every measurement to bench/results/<timestamp>.json and
  * bench/results/latest.json. Exits 1 when a scenario failed (e.g. the gateway answered errors).
  */
