@@ -11,6 +11,7 @@ const storeless = [
   'test/resolvers/validation.test.ts',
   'test/db/migrations-drift.test.ts',
   'test/db/store.test.ts',
+  'test/redis/**',
 ];
 
 export default defineConfig({

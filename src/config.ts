@@ -30,8 +30,30 @@ export const configSchema = z.object({
    * persisted in the database, so tokens stay valid across restarts.
    */
   TOKEN_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /**
+   * Redis, as `redis://[user:password@]host:port[/db]` (`rediss://` for TLS): turns on the shared mode of
+   * several instances (issue 17) — events, wake-ups of the gathering workers across instances. Without it
+   * everything live stays inside the process, the embedded default.
+   */
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  /** Prepended to every Redis channel and key, so several deployments can share one Redis. */
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1–64 letters, digits or : _ . -')
+    .default('gateway:'),
+  /**
+   * `on` (the default) runs the gathering worker in this instance; `off` makes an API-only instance, for
+   * deployments whose workers run as `npm run worker` processes (issue 17). With `off`, tasks wait for a
+   * worker elsewhere: pair it with `REDIS_URL` so they are woken at once.
+   */
+  GATHERING_WORKER: z.enum(['on', 'off']).default('on'),
   /** Gathering tasks run at once by the in-process worker pool. */
   GATHERING_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /**
+   * How often an idle gathering worker looks at the queue on its own, in milliseconds: for tasks whose
+   * retry is due and leases of crashed workers. New tasks wake it at once (through Redis across instances).
+   */
+  GATHERING_IDLE_POLL_MS: z.coerce.number().int().min(10).max(3_600_000).default(1000),
   /** How long a claimed gathering task stays leased before another worker may reclaim it. */
   GATHERING_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   /** Attempts per gathering task before it ends as failed. */

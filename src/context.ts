@@ -5,6 +5,7 @@ import type { EventBus } from './events.js';
 import type { Geocoder } from './geo/index.js';
 import type { Logger } from './logger.js';
 import type { RateLimits } from './rate-limits.js';
+import type { RedisSharedState } from './redis/shared-state.js';
 
 /** Roles a user of an instance can hold (DESIGN.md, "Auth"). */
 export const roles = ['instance_admin', 'connectivity_check'] as const;
@@ -30,8 +31,13 @@ export interface Services {
   rateLimits: RateLimits;
   /** HS256 key for the `sse_jwt`, imported once (see `createServices`). */
   signingKey: CryptoKey;
-  /** Tells the gathering worker that new tasks are waiting (no-op where no worker runs, e.g. the CLI). */
+  /**
+   * Tells the gathering workers that new tasks are waiting: this process's worker, and with Redis every
+   * instance's (no-op where no worker runs, e.g. the CLI).
+   */
   wakeGathering(): void;
+  /** What instances share through Redis (`REDIS_URL`), or null in the embedded default. */
+  redis: RedisSharedState | null;
 }
 
 /**
@@ -62,6 +68,7 @@ export function createContext(services: Services, viewer: Viewer | null): Contex
     rateLimits: services.rateLimits,
     signingKey: services.signingKey,
     wakeGathering: services.wakeGathering,
+    redis: services.redis,
     viewer,
   };
 }

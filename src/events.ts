@@ -47,12 +47,25 @@ export class CountingEventTarget extends EventTarget {
 }
 
 /**
+ * What the event bus publishes through: in process ({@link CountingEventTarget}, the embedded default) or
+ * through Redis (`RedisEventTarget`, with `REDIS_URL`: every instance hears every event). Either way a
+ * listener hears every event published after it was attached, which lets a subscription attach first and
+ * read its snapshot after.
+ */
+export interface EventBusTarget extends EventTarget {
+  /** Listeners attached right now, across all event types. */
+  readonly listenerCount: number;
+}
+
+const changedTopic = 'availabilityRequest:changed';
+
+/**
  * The one event stream inside the service (DESIGN.md, "Architecture"): gathering and resolvers
  * publish, GraphQL subscriptions and the REST event stream read. Topics are scoped by instance.
  */
-export function createEventBus(target = new CountingEventTarget()) {
+export function createEventBus(target: EventBusTarget = new CountingEventTarget()) {
   const pubsub = createPubSub<{
-    'availabilityRequest:changed': [instanceId: string, payload: AvailabilityRequestEvent];
+    [changedTopic]: [instanceId: string, payload: AvailabilityRequestEvent];
   }>({ eventTarget: target });
   return Object.assign(pubsub, { target });
 }

@@ -13,7 +13,10 @@ const defaults = {
   DATABASE_POOL_SIZE: 10,
   LOG_LEVEL: 'info',
   NODE_ENV: 'development',
+  REDIS_KEY_PREFIX: 'gateway:',
+  GATHERING_WORKER: 'on',
   GATHERING_CONCURRENCY: 16,
+  GATHERING_IDLE_POLL_MS: 1000,
   GATHERING_LEASE_SECONDS: 30,
   GATHERING_MAX_ATTEMPTS: 3,
   SOURCE_LATENCY_SCALE: 1,
@@ -70,6 +73,10 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'silent',
       NODE_ENV: 'production',
       TOKEN_SIGNING_SECRET: secret,
+      REDIS_URL: 'redis://:secret@127.0.0.1:6380/2',
+      REDIS_KEY_PREFIX: 'gw-eu:',
+      GATHERING_WORKER: 'off',
+      GATHERING_IDLE_POLL_MS: '250',
       GATHERING_CONCURRENCY: '4',
       GATHERING_LEASE_SECONDS: '5',
       GATHERING_MAX_ATTEMPTS: '1',
@@ -91,6 +98,10 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'silent',
       NODE_ENV: 'production',
       TOKEN_SIGNING_SECRET: secret,
+      REDIS_URL: 'redis://:secret@127.0.0.1:6380/2',
+      REDIS_KEY_PREFIX: 'gw-eu:',
+      GATHERING_WORKER: 'off',
+      GATHERING_IDLE_POLL_MS: 250,
       GATHERING_CONCURRENCY: 4,
       GATHERING_LEASE_SECONDS: 5,
       GATHERING_MAX_ATTEMPTS: 1,
@@ -105,6 +116,18 @@ describe('loadConfig', () => {
       RATE_LIMIT_PER_ANONYMOUS_ADDRESS: 300,
       SEED_DEMO: false,
     });
+  });
+
+  it.each([
+    ['REDIS_URL', 'http://127.0.0.1:6379'],
+    ['REDIS_KEY_PREFIX', 'has space'],
+    ['GATHERING_WORKER', 'maybe'],
+    ['GATHERING_IDLE_POLL_MS', '5'],
+  ])('when %s is %s, then throws a ConfigError naming it', (name, value) => {
+    const error = configError({ [name]: value });
+
+    expect(error.message).toMatch(new RegExp(`^ {2}${name}: `, 'm'));
+    expect(error.message.split('\n')).toHaveLength(2);
   });
 
   it('when PORT is not a number, then throws a ConfigError naming PORT', () => {

@@ -24,7 +24,7 @@ export type GatheringTaskStatus = (typeof gatheringTaskStatuses)[number];
  * Source adapter kinds: `catalog` answers from the instance's catalogue tables, `http` calls a supplier's
  * availability API (docs/supplier-contract.md).
  */
-export const sourceTypes = ['catalog', 'http'] as const;
+export const sourceTypes = ['catalog', 'http', 'mef-sonata'] as const;
 export type SourceType = (typeof sourceTypes)[number];
 
 /** Kinds of quote lines, by the catalogue their product comes from. */

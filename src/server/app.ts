@@ -26,7 +26,10 @@ import { routeLabel } from './route-label.js';
 import { createServices } from './services.js';
 import type { SharedSubscriptions } from './shared-subscriptions.js';
 
-/** What `/readyz` reports: ready only while the database answers and the worker runs. */
+/**
+ * What `/readyz` reports: ready only while the database answers and the worker runs (where this instance
+ * runs one: `GATHERING_WORKER=off` makes an API-only instance, whose `worker` is `false` and ready).
+ */
 export interface Readiness {
   status: 'ready' | 'not_ready';
   /** A `select 1` succeeded. */
@@ -34,6 +37,13 @@ export interface Readiness {
   /** The gathering worker is started and not stopped. */
   worker: boolean;
 }
+
+/**
+ * What an instance serves: `api` — everything (the default, with the worker unless `GATHERING_WORKER=off`);
+ * `worker` — only the gathering worker, with `/healthz`, `/readyz` and `/metrics` for the operator's probes
+ * (`npm run worker`, issue 17).
+ */
+export type AppRole = 'api' | 'worker';
 
 /** A running service: its address, its services, and a `stop()` that really stops it. */
 export interface App {
@@ -45,8 +55,8 @@ export interface App {
   mercure: MercureHub;
   /** This app's Prometheus metrics (served at `/metrics`). */
   metrics: AppMetrics;
-  /** graphql-ws subscriptions, grouped to share one execution per event (for their counts). */
-  subscriptions: SharedSubscriptions;
+  /** graphql-ws subscriptions, grouped to share one execution per event (for their counts); null for a worker. */
+  subscriptions: SharedSubscriptions | null;
   /** What `/readyz` answers right now; `not_ready` from the moment {@link stop} is called. */
   readiness(): Promise<Readiness>;
   stop(): Promise<void>;
@@ -60,8 +70,10 @@ export interface App {
  */
 export async function startApp(
   config: Config,
-  options: { clock?: Clock; logger?: Logger; startWorker?: boolean } = {},
+  options: { clock?: Clock; logger?: Logger; startWorker?: boolean; role?: AppRole } = {},
 ): Promise<App> {
+  const role = options.role ?? 'api';
+  const runsWorker = role === 'worker' || config.GATHERING_WORKER === 'on';
   let worker: GatheringWorker | null = null;
   const services = await createServices(config, { ...options, wakeGathering: () => worker?.wake() });
   const mercure = new MercureHub(services, {
@@ -81,6 +93,7 @@ export async function startApp(
       ['http', createHttpSource({ now: () => services.clock.now() })],
     ]),
     concurrency: config.GATHERING_CONCURRENCY,
+    idlePollMs: config.GATHERING_IDLE_POLL_MS,
     leaseMs: config.GATHERING_LEASE_SECONDS * 1000,
     maxAttempts: config.GATHERING_MAX_ATTEMPTS,
     onChange: (change) => {
@@ -94,24 +107,26 @@ export async function startApp(
   let stopping: Promise<void> | null = null;
   const readiness = async (): Promise<Readiness> => {
     const database = await services.db.ping();
-    const ok = database && worker.running && stopping === null;
+    const ok = database && (worker.running || !runsWorker) && stopping === null;
     return { status: ok ? 'ready' : 'not_ready', database, worker: worker.running };
   };
   const logRequest = createRequestLogger(services.logger);
 
   const handle = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
-    if (url.pathname === '/graphql') {
-      const refusal = graphqlBodyRefusal(req.headers);
-      if (refusal) return sendGraphQLRefusal(res, refusal);
-      return yoga.requestListener(req, res);
-    }
-    if (url.pathname === MERCURE_HUB_PATH) return mercure.handle(req, res, url);
     if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (url.pathname === '/readyz') {
       const state = await readiness();
       return sendJson(res, state.status === 'ready' ? 200 : 503, state);
     }
     if (url.pathname === '/metrics') return metrics.serve(req, res);
+    if (role === 'worker')
+      return sendProblem(res, new AppError('NOT_FOUND', 'A worker serves only its probes.'));
+    if (url.pathname === '/graphql') {
+      const refusal = graphqlBodyRefusal(req.headers);
+      if (refusal) return sendGraphQLRefusal(res, refusal);
+      return yoga.requestListener(req, res);
+    }
+    if (url.pathname === MERCURE_HUB_PATH) return mercure.handle(req, res, url);
     if (serveDashboard(req, res, url.pathname)) return;
     if (serveApiDocs(req, res, url.pathname)) return;
     return handleRest(services, req, res, url);
@@ -132,10 +147,11 @@ export async function startApp(
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => resolve());
   });
-  const webSockets = serveGraphQLOverWebSocket(server, yoga, services, {
-    onSubscription: metrics.countSubscription,
-  });
-  if (options.startWorker !== false) worker.start();
+  const webSockets =
+    role === 'api'
+      ? serveGraphQLOverWebSocket(server, yoga, services, { onSubscription: metrics.countSubscription })
+      : null;
+  if (runsWorker && options.startWorker !== false) worker.start();
   const { port } = server.address() as AddressInfo;
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
   return {
@@ -145,17 +161,18 @@ export async function startApp(
     worker,
     mercure,
     metrics,
-    subscriptions: webSockets.subscriptions,
+    subscriptions: webSockets?.subscriptions ?? null,
     readiness,
     stop: () => {
       stopping ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        await webSockets.close();
+        await webSockets?.close();
         await mercure.close();
         await worker.stop();
         server.closeAllConnections();
         await closed;
+        await services.redis?.close();
         await services.db.close();
       })();
       return stopping;

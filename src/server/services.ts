@@ -7,6 +7,7 @@ import { createEventBus } from '../events.js';
 import { createOfflineGeocoder, createPdokGeocoder } from '../geo/index.js';
 import { createLogger, type Logger } from '../logger.js';
 import { RateLimits } from '../rate-limits.js';
+import { openRedisSharedState } from '../redis/shared-state.js';
 
 /**
  * The HS256 key of `secret` (its UTF-8 bytes), imported once: jose would otherwise import a raw key on
@@ -25,6 +26,12 @@ function importSigningKey(secret: string): Promise<CryptoKey> {
 /**
  * Opens the store `DATABASE_URL` selects (applying migrations) and builds the shared services. The `sse_jwt` signing key is
  * `TOKEN_SIGNING_SECRET` when set, else a random secret generated on first start and kept in the database.
+ * With `REDIS_URL`, events and wake-ups go through Redis (`openRedisSharedState`): `wakeGathering` then
+ * wakes `options.wakeGathering` at once and every other instance's worker through Redis, and
+ * `options.wakeGathering` also runs on the wake-ups of other instances. Close the Redis connections with
+ * `services.redis?.close()` before `services.db.close()`.
+ *
+ * @throws Error when Redis does not answer at start (see `openRedisSharedState`).
  */
 export async function createServices(
   config: Config,
@@ -39,6 +46,14 @@ export async function createServices(
     config.TOKEN_SIGNING_SECRET ??
     (await db.getOrCreateSetting('token_signing_secret', randomBytes(48).toString('base64url')));
   const offline = createOfflineGeocoder();
+  const redis = config.REDIS_URL
+    ? await openRedisSharedState(config.REDIS_URL, config.REDIS_KEY_PREFIX, logger).catch(async (error) => {
+        await db.close();
+        throw error;
+      })
+    : null;
+  const wakeLocal = options.wakeGathering ?? (() => {});
+  if (redis && options.wakeGathering) redis.wakeups.onWake(options.wakeGathering);
   return {
     db,
     config,
@@ -54,8 +69,14 @@ export async function createServices(
         ? createPdokGeocoder({ baseUrl: config.PDOK_LOCATIESERVER_URL, fallback: offline, logger })
         : offline,
     clock: options.clock ?? systemClock,
-    events: createEventBus(),
+    events: createEventBus(redis?.events),
     signingKey: await importSigningKey(secret),
-    wakeGathering: options.wakeGathering ?? (() => {}),
+    wakeGathering: redis
+      ? () => {
+          wakeLocal();
+          redis.wakeups.publish();
+        }
+      : wakeLocal,
+    redis,
   };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Role } from '../../src/context.js';
 import { createApplication, createInstance } from '../../src/resolvers/operator.js';
-import { type App, startApp } from '../../src/server/app.js';
+import { type App, type AppRole, startApp } from '../../src/server/app.js';
 import { ShiftedClock } from './clock.js';
 import { isRestPath, validateRestResponse } from './openapi.js';
 import { createTemplateDatabase, testStore } from './store.js';
@@ -138,7 +138,12 @@ let codeCounter = 0;
 
 /** Starts the whole service for a test on 127.0.0.1 and a random port, on a fresh SQLite file. */
 export async function startTestServer(
-  options: { env?: Record<string, string>; startWorker?: boolean; databasePath?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    startWorker?: boolean;
+    databasePath?: string;
+    role?: AppRole;
+  } = {},
 ): Promise<TestServer> {
   const temp = options.databasePath ? null : tempDatabasePath();
   const databasePath = options.databasePath ?? temp?.path ?? '';
@@ -146,6 +151,7 @@ export async function startTestServer(
   const app = await startApp(testConfig(databasePath, options.env), {
     clock,
     ...(options.startWorker === undefined ? {} : { startWorker: options.startWorker }),
+    ...(options.role === undefined ? {} : { role: options.role }),
   });
   const anonymous = new ApiClient(app.url);
   return {

@@ -1,0 +1,55 @@
+import { Redis } from 'ioredis';
+import type { Logger } from '../logger.js';
+
+/** Longest wait between two reconnection attempts, in milliseconds. */
+const MAX_RECONNECT_DELAY_MS = 5_000;
+
+/**
+ * Reconnection back-off (ioredis `retryStrategy`): 50 ms after the first failure, doubling to at most
+ * {@link MAX_RECONNECT_DELAY_MS}, for as long as the process runs. Redis going away for a while must not
+ * end the gateway: what it carries (events, wake-ups) resumes when it is back.
+ */
+export function reconnectDelayMs(attempt: number): number {
+  return Math.min(MAX_RECONNECT_DELAY_MS, 50 * 2 ** Math.min(attempt - 1, 10));
+}
+
+/**
+ * Opens a Redis connection for `REDIS_URL` (`redis://[user:password@]host:port[/db]`, `rediss://` for
+ * TLS) with ioredis: reconnects with {@link reconnectDelayMs}, resubscribes its channels after a
+ * reconnect (ioredis's default), and logs connection losses once per outage instead of throwing.
+ * `name` labels its log lines (`events`, `events-subscriber`, …).
+ */
+export function openRedis(url: string, name: string, logger: Logger): Redis {
+  const redis = new Redis(url, {
+    connectionName: `connectivity-gateway:${name}`,
+    retryStrategy: reconnectDelayMs,
+    // A command waits for a reconnect instead of failing after 20 attempts: a publish during an outage is
+    // sent when Redis is back.
+    maxRetriesPerRequest: null,
+    lazyConnect: false,
+  });
+  let down = false;
+  redis.on('error', (error: Error) => {
+    if (down) return;
+    down = true;
+    logger.warn({ err: error, connection: name }, 'redis connection lost; reconnecting');
+  });
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    logger.info({ connection: name }, 'redis connection restored');
+  });
+  return redis;
+}
+
+/**
+ * Closes `redis` politely (`QUIT`), or at once when it is not connected (a `QUIT` would wait for a
+ * reconnect that may never come).
+ */
+export async function closeRedis(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') {
+    await redis.quit().catch(() => redis.disconnect());
+    return;
+  }
+  redis.disconnect();
+}

@@ -1,0 +1,56 @@
+import type { Logger } from '../logger.js';
+import { closeRedis, openRedis } from './connection.js';
+import { RedisEventTarget } from './event-target.js';
+import { RedisGatheringWakeups } from './gathering-wakeups.js';
+
+/** What instances share through Redis when `REDIS_URL` is set (issue 17). */
+export interface RedisSharedState {
+  /** The event bus's target: every instance hears every event. */
+  events: RedisEventTarget;
+  /** Wake-ups of every instance's gathering worker. */
+  wakeups: RedisGatheringWakeups;
+  /** Closes both connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the two Redis connections an instance needs — one for commands and publishing, one in subscriber
+ * mode — and resolves once both channels are subscribed, so the instance hears every event published from
+ * the moment it serves anyone.
+ *
+ * @param prefix `REDIS_KEY_PREFIX`: prepended to every channel and key.
+ * @throws Error when Redis does not confirm the subscriptions within `timeoutMs` (default 10 s).
+ */
+export async function openRedisSharedState(
+  url: string,
+  prefix: string,
+  logger: Logger,
+  timeoutMs = 10_000,
+): Promise<RedisSharedState> {
+  const log = logger.child({ component: 'redis' });
+  const commands = openRedis(url, 'commands', log);
+  const subscriber = openRedis(url, 'subscriber', log);
+  const close = async () => {
+    await Promise.all([closeRedis(commands), closeRedis(subscriber)]);
+  };
+  const events = new RedisEventTarget(commands, subscriber, prefix, log);
+  const wakeups = new RedisGatheringWakeups(commands, subscriber, prefix, log);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      Promise.all([events.ready, wakeups.ready]),
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`Redis at REDIS_URL did not answer within ${timeoutMs / 1000} s`)),
+          timeoutMs,
+        );
+      }),
+    ]);
+  } catch (error) {
+    await close();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  return { events, wakeups, close };
+}
