@@ -12,6 +12,7 @@ const storeless = [
   'test/db/migrations-drift.test.ts',
   'test/db/store.test.ts',
   'test/redis/**',
+  'test/gathering/simulator/sonata-*.test.ts',
 ];
 
 export default defineConfig({

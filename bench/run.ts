@@ -85,6 +85,7 @@ async function main(): Promise<number> {
     gatheringScenario('sqlite'),
     ...httpScenarios('postgres'),
     gatheringScenario('postgres'),
+    gatheringScenario('postgres', 'split'),
   ];
   const unknown = (flags.only ?? []).filter((id) => !all.some((scenario) => scenario.id === id));
   if (unknown.length > 0) {

@@ -5,14 +5,63 @@ import { type SupplierSimulator, startSupplierSimulator } from '../../src/gather
 import { createLogger } from '../../src/logger.js';
 import { createApplication, createInstance, registerInstanceSource } from '../../src/resolvers/operator.js';
 import { createServices } from '../../src/server/services.js';
+import { startTestRedis } from '../../test/helpers/redis-server.js';
 import { monotonicMs } from '../lib/fanout-subscribers.js';
 import { benchAddress, processCpuMs, requestJson, signIn, startGateway } from '../lib/gateway-session.js';
 import { type GatheringBound, gatheringBound, recordSupplierCalls } from '../lib/gathering-bound.js';
-import { watchRss } from '../lib/process.js';
+import { type ServerProcess, startServer, watchRss } from '../lib/process.js';
 import { copyDataset } from '../lib/seed.js';
 import { LatencyRecorder } from '../lib/stats.js';
 import type { BenchContext, Measurement, Scenario } from '../lib/types.js';
-import type { BenchStore } from './http-servers.js';
+import { type BenchStore, gatewayEnvironment } from './http-servers.js';
+
+/**
+ * How the gateway runs: `single` — one process serving the API and running the worker (the embedded
+ * default); `split` — an API-only process (`GATHERING_WORKER=off`) and a worker process (`npm run worker`)
+ * sharing the database and a Redis of the bench's own (issue 17's shared mode).
+ */
+export type GatheringDeployment = 'single' | 'split';
+
+/** The gateway's processes of one run: the one clients speak to, and all of them for CPU and memory. */
+interface Deployment {
+  api: ServerProcess;
+  processes: ServerProcess[];
+  stop(): Promise<void>;
+}
+
+async function startDeployment(databaseUrl: string, deployment: GatheringDeployment): Promise<Deployment> {
+  const workerEnv = { GATHERING_CONCURRENCY: String(workerConcurrency) };
+  if (deployment === 'single') {
+    const api = await startGateway(databaseUrl, workerEnv);
+    return { api, processes: [api], stop: () => api.stop() };
+  }
+  const redis = await startTestRedis();
+  const started: ServerProcess[] = [];
+  try {
+    const shared = { REDIS_URL: redis.url };
+    started.push(await startGateway(databaseUrl, { ...shared, GATHERING_WORKER: 'off' }));
+    started.push(
+      await startServer({
+        script: 'src/worker-main.ts',
+        readyPath: '/readyz',
+        env: { ...gatewayEnvironment, DATABASE_URL: databaseUrl, ...shared, ...workerEnv },
+      }),
+    );
+  } catch (error) {
+    for (const child of started) await child.stop();
+    await redis.stop();
+    throw error;
+  }
+  const [api] = started as [ServerProcess, ServerProcess];
+  return {
+    api,
+    processes: started,
+    stop: async () => {
+      for (const child of started) await child.stop();
+      await redis.stop();
+    },
+  };
+}
 
 /*
  * Gathering (issue 8): N availability requests × 6 `http` sources answered by the supplier simulator
@@ -148,6 +197,7 @@ async function databaseCopy(
 async function gatheringRun(
   context: BenchContext,
   store: BenchStore,
+  deployment: GatheringDeployment,
   requests: number,
   runIndex: number,
 ): Promise<GatheringRun> {
@@ -157,7 +207,12 @@ async function gatheringRun(
   const code = `GATH${'ABCDEFGHIJ'[runIndex] ?? 'X'}`;
   try {
     const credentials = await setUpInstance(database.url, code, simulator);
-    const server = await startGateway(database.url, { GATHERING_CONCURRENCY: String(workerConcurrency) });
+    const running = await startDeployment(database.url, deployment);
+    const server = running.api;
+    const cpuOfAll = () => {
+      const each = running.processes.map((child) => processCpuMs(child.pid));
+      return each.some((ms) => ms === null) ? null : each.reduce<number>((sum, ms) => sum + (ms ?? 0), 0);
+    };
     try {
       const token = await signIn(server.url, credentials.clientId, credentials.clientSecret);
       const watch = await watchCompletions(`${server.url.replace('http', 'ws')}/graphql`, token);
@@ -174,8 +229,8 @@ async function gatheringRun(
         if (!watch.completedAt.has(warmUpId)) context.log('  warm-up request not seen completed within 30 s');
         recorder.reset();
 
-        const rss = watchRss(server.pid);
-        const cpuBefore = processCpuMs(server.pid);
+        const rss = running.processes.map((child) => watchRss(child.pid));
+        const cpuBefore = cpuOfAll();
         const submittedAt = new Map<string, number>();
         const firstPostAt = monotonicMs();
         for (let start = 0; start < requests; start += batchSize) {
@@ -191,8 +246,12 @@ async function gatheringRun(
         );
         const done = () => [...submittedAt.keys()].every((id) => watch.completedAt.has(id));
         await waitUntil(done, 600_000, () => monotonicMs() - watch.lastEventAt() > idleLimitMs);
-        const peakRssMiB = rss.stop();
-        const cpuAfter = processCpuMs(server.pid);
+        // The sum of each process's own peak: an upper bound of what they held at once.
+        const peaks = rss.map((watch) => watch.stop());
+        const peakRssMiB = peaks.some((peak) => peak === null)
+          ? null
+          : peaks.reduce<number>((sum, peak) => sum + (peak ?? 0), 0);
+        const cpuAfter = cpuOfAll();
 
         const latency = new LatencyRecorder();
         let lastCompletion = firstPostAt;
@@ -233,7 +292,7 @@ async function gatheringRun(
         watch.close();
       }
     } finally {
-      await server.stop();
+      await running.stop();
     }
   } finally {
     recorder.stop();
@@ -253,7 +312,12 @@ async function waitUntil(condition: () => boolean, timeoutMs: number, giveUp: ()
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
 /** The two rows of one run of scenario `scenario`: the bound (baseline) and the gateway's wall time. */
-function measurements(scenario: string, run: GatheringRun, round: number): Measurement[] {
+function measurements(
+  scenario: string,
+  deployment: GatheringDeployment,
+  run: GatheringRun,
+  round: number,
+): Measurement[] {
   const { bound } = run;
   const perSecond = (ms: number) => (ms > 0 ? round2((run.requests * 1000) / ms) : null);
   return [
@@ -281,7 +345,10 @@ function measurements(scenario: string, run: GatheringRun, round: number): Measu
     {
       scenario,
       role: 'gateway',
-      label: `gateway, GATHERING_CONCURRENCY=${workerConcurrency}, ${sourceConcurrency}/source`,
+      label:
+        deployment === 'single'
+          ? `gateway, GATHERING_CONCURRENCY=${workerConcurrency}, ${sourceConcurrency}/source`
+          : `API process + worker process + Redis, GATHERING_CONCURRENCY=${workerConcurrency}, ${sourceConcurrency}/source`,
       round: round + 1,
       throughput: perSecond(run.wallMs),
       throughputUnit: 'req/s',
@@ -306,16 +373,24 @@ function measurements(scenario: string, run: GatheringRun, round: number): Measu
 
 /**
  * The gathering scenario of issue 8 on one store (`gathering` on SQLite, `pg-gathering` on PostgreSQL,
- * issue 16): 1,000 requests (150 with `--quick`) × 6 simulated sources. Each run uses a fresh database
- * copy, instance and simulator and yields two rows: the bound computed from that run's own supplier
- * latencies (baseline) and the gateway's wall time — twice (bound, run, bound, run), once with `--quick`.
- * Per-request p50/p99 is from a request's POST to its completion event.
+ * issue 16), and on PostgreSQL also split into an API process and a worker process with Redis
+ * (`pg-gathering-split`, issue 17): 1,000 requests (150 with `--quick`) × 6 simulated sources. Each run
+ * uses a fresh database copy, instance and simulator and yields two rows: the bound computed from that
+ * run's own supplier latencies (baseline) and the gateway's wall time — twice (bound, run, bound, run),
+ * once with `--quick`. Per-request p50/p99 is from a request's POST to its completion event; CPU and peak
+ * RSS are the sums over the gateway's processes.
  */
-export function gatheringScenario(store: BenchStore): Scenario {
-  const id = store === 'sqlite' ? 'gathering' : 'pg-gathering';
+export function gatheringScenario(store: BenchStore, deployment: GatheringDeployment = 'single'): Scenario {
+  const id = `${store === 'sqlite' ? 'gathering' : 'pg-gathering'}${deployment === 'split' ? '-split' : ''}`;
+  const where =
+    store === 'sqlite'
+      ? ''
+      : deployment === 'split'
+        ? 'PostgreSQL, API + worker processes: '
+        : 'PostgreSQL: ';
   return {
     id,
-    title: `${store === 'sqlite' ? '' : 'PostgreSQL: '}Gathering: requests × 6 simulated sources (50–400 ms), wall time vs latency/concurrency bound`,
+    title: `${where}Gathering: requests × 6 simulated sources (50–400 ms), wall time vs latency/concurrency bound`,
     target: 'wall ≤ 1.2 × bound, no completion event lost',
     goals: [
       { metric: 'extra:wallToBound', atMost: 1.2 },
@@ -327,12 +402,12 @@ export function gatheringScenario(store: BenchStore): Scenario {
       const rows: Measurement[] = [];
       for (let index = 0; index < runs; index += 1) {
         context.log(`${id} run ${index + 1}: ${requests} requests × ${sourceKeys.length} sources`);
-        const run = await gatheringRun(context, store, requests, index + 1);
+        const run = await gatheringRun(context, store, deployment, requests, index + 1);
         context.log(
           `  wall ${(run.wallMs / 1000).toFixed(2)} s, bound ${(run.bound.boundMs / 1000).toFixed(2)} s ` +
             `(×${(run.wallMs / run.bound.boundMs).toFixed(2)}), ${run.missing} missing, ${run.bound.calls} calls`,
         );
-        rows.push(...measurements(id, run, index * 2 + 1));
+        rows.push(...measurements(id, deployment, run, index * 2 + 1));
       }
       return rows;
     },

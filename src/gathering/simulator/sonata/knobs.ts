@@ -1,0 +1,76 @@
+/** How simulated sellers behave unless a call's query string says otherwise. */
+export interface SonataSellerBehaviour {
+  /** Answer time range in milliseconds (uniform). */
+  latencyMinMs: number;
+  latencyMaxMs: number;
+  /** Share of calls answered 503 (0–1). */
+  failureRate: number;
+  /** Share of calls never answered (0–1). */
+  hangRate: number;
+  /** Share of calls answered with malformed JSON (0–1). */
+  malformedRate: number;
+  /** deferred/notify: ms between state steps (acknowledged → inProgress → done). */
+  stepMs: number;
+}
+
+/** No latency, no failures, 100 ms steps: what tests start from. */
+export const quietBehaviour: SonataSellerBehaviour = {
+  latencyMinMs: 0,
+  latencyMaxMs: 0,
+  failureRate: 0,
+  hangRate: 0,
+  malformedRate: 0,
+  stepMs: 100,
+};
+
+/** What a call's knobs decide before the seller reads it. */
+export interface CallKnobs {
+  /** `200` (answer normally), `hang`, `malformed`, or a status to answer with an MEF error body. */
+  mode: string;
+  latencyMs: number;
+  retryAfter: string | null;
+}
+
+/**
+ * The knobs of one call, from its query string (the base URL's query travels with every call):
+ * `mode=hang|malformed|401|404|422|429|500|503`, `script=503,503,200` (one step per call, counted per path and
+ * query), `retry_after=<seconds>` for 429/503, `latency=<ms>`; else a draw from the behaviour's rates.
+ */
+export function callKnobs(
+  url: URL,
+  behaviour: SonataSellerBehaviour,
+  random: () => number,
+  scripts: Map<string, number>,
+): CallKnobs {
+  const script = url.searchParams.get('script');
+  let mode: string | null = null;
+  if (script) {
+    const key = `${url.pathname}?${url.search}`;
+    const step = scripts.get(key) ?? 0;
+    scripts.set(key, step + 1);
+    const steps = script.split(',');
+    mode = steps[Math.min(step, steps.length - 1)] ?? null;
+  }
+  mode ??= url.searchParams.get('mode');
+  if (mode === null) {
+    const draw = random();
+    const { hangRate, failureRate, malformedRate } = behaviour;
+    mode =
+      draw < hangRate
+        ? 'hang'
+        : draw < hangRate + failureRate
+          ? '503'
+          : draw < hangRate + failureRate + malformedRate
+            ? 'malformed'
+            : '200';
+  }
+  const latency = url.searchParams.get('latency');
+  return {
+    mode,
+    latencyMs:
+      latency !== null
+        ? Number(latency)
+        : behaviour.latencyMinMs + random() * (behaviour.latencyMaxMs - behaviour.latencyMinMs),
+    retryAfter: url.searchParams.get('retry_after'),
+  };
+}
