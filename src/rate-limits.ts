@@ -1,4 +1,11 @@
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from 'rate-limiter-flexible';
+import type { Logger } from './logger.js';
 
 /** The outcome of one request against the limits, with what the `RateLimit-*` headers report. */
 export interface RateDecision {
@@ -17,24 +24,92 @@ export interface RateLimitSettings {
   perAnonymousAddress: number;
 }
 
+/** Where the counters live when instances share them (issue 17): Redis, under `prefix`. */
+export interface SharedRateLimitStore {
+  redis: Redis;
+  prefix: string;
+  logger: Logger;
+}
+
 /**
- * Fixed-window request limits (rate-limiter-flexible, in memory): a token's burst is cut at its own limit,
- * and an instance's at the instance limit, so one tenant's burst never eats another tenant's budget.
+ * The in-memory limiter rate-limiter-flexible falls back to when Redis fails (its `insuranceLimiter`): it
+ * is only ever asked while Redis is failing, so each use is a store failure to log and count.
+ */
+class InsuranceLimiter extends RateLimiterMemory {
+  constructor(
+    options: ConstructorParameters<typeof RateLimiterMemory>[0],
+    private readonly onUse: () => void,
+  ) {
+    super(options);
+  }
+
+  override consume(...args: Parameters<RateLimiterMemory['consume']>): Promise<RateLimiterRes> {
+    this.onUse();
+    return super.consume(...args);
+  }
+}
+
+/** Logged at most this often while Redis fails, with the number of requests limited in memory since. */
+const FAILURE_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * Fixed-window request limits (rate-limiter-flexible): a token's burst is cut at its own limit, and an
+ * instance's at the instance limit, so one tenant's burst never eats another tenant's budget.
+ *
+ * In memory by default. With a {@link SharedRateLimitStore} (`REDIS_URL`), the counters are Redis's
+ * (`RateLimiterRedis`), so N instances grant the configured limits in total, not N times them. When Redis
+ * fails or is not connected, requests are still served: each instance then limits in memory at the full
+ * limits (rate-limiter-flexible's insurance limiter), every check answered that way is counted
+ * ({@link storeFailures}, `rate_limit_store_failures_total` on `/metrics`; a request makes one or two) and
+ * the outage is logged every 10 s while it lasts — never a 500.
  */
 export class RateLimits {
-  private readonly token: RateLimiterMemory;
-  private readonly instance: RateLimiterMemory;
-  private readonly anonymous: RateLimiterMemory;
+  private readonly token: RateLimiterAbstract;
+  private readonly instance: RateLimiterAbstract;
+  private readonly anonymous: RateLimiterAbstract;
+  private failures = 0;
+  private failuresLogged = 0;
+  private lastFailureLogAt = 0;
 
-  constructor(private readonly settings: RateLimitSettings) {
+  constructor(
+    private readonly settings: RateLimitSettings,
+    shared: SharedRateLimitStore | null = null,
+  ) {
     const duration = settings.windowSeconds;
-    this.token = new RateLimiterMemory({ keyPrefix: 'token', points: settings.perToken, duration });
-    this.instance = new RateLimiterMemory({ keyPrefix: 'instance', points: settings.perInstance, duration });
-    this.anonymous = new RateLimiterMemory({
-      keyPrefix: 'address',
-      points: settings.perAnonymousAddress,
-      duration,
-    });
+    const limiter = (keyPrefix: string, points: number): RateLimiterAbstract => {
+      if (!shared) return new RateLimiterMemory({ keyPrefix, points, duration });
+      return new RateLimiterRedis({
+        storeClient: shared.redis,
+        keyPrefix: `${shared.prefix}rate:${keyPrefix}`,
+        points,
+        duration,
+        // Fail over at once while Redis is down, instead of waiting in ioredis's offline queue.
+        rejectIfRedisNotReady: true,
+        insuranceLimiter: new InsuranceLimiter({ keyPrefix, points, duration }, () =>
+          this.storeFailed(shared.logger),
+        ),
+      });
+    };
+    this.token = limiter('token', settings.perToken);
+    this.instance = limiter('instance', settings.perInstance);
+    this.anonymous = limiter('address', settings.perAnonymousAddress);
+  }
+
+  /** Checks answered in memory because the shared store failed, since start. */
+  get storeFailures(): number {
+    return this.failures;
+  }
+
+  private storeFailed(logger: Logger): void {
+    this.failures += 1;
+    const now = Date.now();
+    if (now - this.lastFailureLogAt < FAILURE_LOG_INTERVAL_MS) return;
+    logger.warn(
+      { checks: this.failures - this.failuresLogged },
+      'rate limits: redis unavailable, limiting in memory per instance',
+    );
+    this.lastFailureLogAt = now;
+    this.failuresLogged = this.failures;
   }
 
   /**
@@ -54,7 +129,7 @@ export class RateLimits {
   }
 }
 
-async function consume(limiter: RateLimiterMemory, key: string, limit: number): Promise<RateDecision> {
+async function consume(limiter: RateLimiterAbstract, key: string, limit: number): Promise<RateDecision> {
   try {
     const result = await limiter.consume(key, 1);
     return decision(true, limit, result);

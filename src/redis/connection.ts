@@ -13,20 +13,26 @@ export function reconnectDelayMs(attempt: number): number {
   return Math.min(MAX_RECONNECT_DELAY_MS, 50 * 2 ** Math.min(attempt - 1, 10));
 }
 
+/** Longest a command on the `commands` connection may take before it fails, in milliseconds. */
+const COMMAND_TIMEOUT_MS = 2_000;
+
 /**
  * Opens a Redis connection for `REDIS_URL` (`redis://[user:password@]host:port[/db]`, `rediss://` for
- * TLS) with ioredis: reconnects with {@link reconnectDelayMs}, resubscribes its channels after a
- * reconnect (ioredis's default), and logs connection losses once per outage instead of throwing.
- * `name` labels its log lines (`events`, `events-subscriber`, …).
+ * TLS) with ioredis: reconnects with {@link reconnectDelayMs} and logs connection losses once per outage
+ * instead of throwing. `name` labels its log lines.
+ * - `commands` (rate-limit counters, publishing): a command fails after one retry or
+ *   {@link COMMAND_TIMEOUT_MS}, so a request never waits on Redis for long — the callers have their
+ *   fallbacks (the rate limits' in-memory insurance; an event lost in an outage is one the disconnected
+ *   subscribers could not have heard anyway).
+ * - `subscriber`: its subscriptions wait for the reconnect, and ioredis subscribes its channels again.
  */
-export function openRedis(url: string, name: string, logger: Logger): Redis {
+export function openRedis(url: string, name: 'commands' | 'subscriber', logger: Logger): Redis {
   const redis = new Redis(url, {
     connectionName: `connectivity-gateway:${name}`,
     retryStrategy: reconnectDelayMs,
-    // A command waits for a reconnect instead of failing after 20 attempts: a publish during an outage is
-    // sent when Redis is back.
-    maxRetriesPerRequest: null,
-    lazyConnect: false,
+    ...(name === 'commands'
+      ? { maxRetriesPerRequest: 1, commandTimeout: COMMAND_TIMEOUT_MS }
+      : { maxRetriesPerRequest: null }),
   });
   let down = false;
   redis.on('error', (error: Error) => {

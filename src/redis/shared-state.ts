@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { closeRedis, openRedis } from './connection.js';
 import { RedisEventTarget } from './event-target.js';
@@ -9,6 +10,8 @@ export interface RedisSharedState {
   events: RedisEventTarget;
   /** Wake-ups of every instance's gathering worker. */
   wakeups: RedisGatheringWakeups;
+  /** The connection for commands (rate-limit counters, publishing); not in subscriber mode. */
+  commands: Redis;
   /** Closes both connections. */
   close(): Promise<void>;
 }
@@ -52,5 +55,5 @@ export async function openRedisSharedState(
   } finally {
     clearTimeout(timer);
   }
-  return { events, wakeups, close };
+  return { events, wakeups, commands, close };
 }

@@ -83,6 +83,7 @@ export async function startApp(
   const metrics = new AppMetrics({
     openSubscriptions: () => services.events.target.listenerCount,
     eventStreamConnections: () => mercure.connectionCount,
+    rateLimitStoreFailures: () => services.rateLimits.storeFailures,
   });
   worker = new GatheringWorker({
     db: services.db,

@@ -32,6 +32,8 @@ export interface MetricsSources {
   openSubscriptions(): number;
   /** Open REST event-stream (`/.well-known/mercure`) connections. */
   eventStreamConnections(): number;
+  /** Rate-limit checks answered in memory because Redis failed, since start (`RateLimits.storeFailures`). */
+  rateLimitStoreFailures(): number;
 }
 
 /**
@@ -90,6 +92,15 @@ export class AppMetrics {
       registers: [this.registry],
       collect() {
         this.set(sources.eventStreamConnections());
+      },
+    });
+    new Counter({
+      name: 'rate_limit_store_failures_total',
+      help: 'Rate-limit checks this instance answered in memory because Redis failed (shared mode; one request makes one or two).',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(sources.rateLimitStoreFailures());
       },
     });
   }

@@ -58,12 +58,15 @@ export async function createServices(
     db,
     config,
     logger,
-    rateLimits: new RateLimits({
-      windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
-      perToken: config.RATE_LIMIT_PER_TOKEN,
-      perInstance: config.RATE_LIMIT_PER_INSTANCE,
-      perAnonymousAddress: config.RATE_LIMIT_PER_ANONYMOUS_ADDRESS,
-    }),
+    rateLimits: new RateLimits(
+      {
+        windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+        perToken: config.RATE_LIMIT_PER_TOKEN,
+        perInstance: config.RATE_LIMIT_PER_INSTANCE,
+        perAnonymousAddress: config.RATE_LIMIT_PER_ANONYMOUS_ADDRESS,
+      },
+      redis ? { redis: redis.commands, prefix: config.REDIS_KEY_PREFIX, logger } : null,
+    ),
     geocoder:
       config.GEOCODER === 'pdok' && config.PDOK_LOCATIESERVER_URL
         ? createPdokGeocoder({ baseUrl: config.PDOK_LOCATIESERVER_URL, fallback: offline, logger })

@@ -89,7 +89,7 @@ export async function startTestRedis(): Promise<TestRedis> {
     url: `redis://127.0.0.1:${port}`,
     port,
     async stop() {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGKILL');
         await exited;

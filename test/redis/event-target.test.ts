@@ -118,7 +118,7 @@ describe('the event bus through Redis', () => {
     const target = await instance('bad:');
     const heard: unknown[] = [];
     target.state.events.addEventListener('topic', (event) => void heard.push((event as CustomEvent).detail));
-    const raw = openRedis(redis.url, 'raw', logger);
+    const raw = openRedis(redis.url, 'commands', logger);
     try {
       await raw.publish('bad:events', '{not json');
       target.state.events.dispatchEvent(new CustomEvent('topic', { detail: { n: 1 } }));

@@ -198,7 +198,11 @@ describe('the GraphQL operations plugin', () => {
   }
 
   it('when queries, mutations and subscriptions run, then each is counted by type and bounded name', async () => {
-    const metrics = new AppMetrics({ openSubscriptions: () => 0, eventStreamConnections: () => 0 });
+    const metrics = new AppMetrics({
+      openSubscriptions: () => 0,
+      eventStreamConnections: () => 0,
+      rateLimitStoreFailures: () => 0,
+    });
     const yoga = createYoga({ schema, plugins: [metrics.graphqlPlugin], logging: false });
 
     await run(yoga, { query: 'query Probe { ping }' });
@@ -235,7 +239,11 @@ describe('the GraphQL operations plugin', () => {
   });
 
   it('when clients send more distinct operation names than the bound, then the rest count as `other`', async () => {
-    const metrics = new AppMetrics({ openSubscriptions: () => 0, eventStreamConnections: () => 0 });
+    const metrics = new AppMetrics({
+      openSubscriptions: () => 0,
+      eventStreamConnections: () => 0,
+      rateLimitStoreFailures: () => 0,
+    });
     const yoga = createYoga({ schema, plugins: [metrics.graphqlPlugin], logging: false });
 
     for (let n = 0; n < 205; n += 1) await run(yoga, { query: `query Q${n} { ping }` });
