@@ -47,6 +47,11 @@ export const configSchema = z.object({
    * worker elsewhere: pair it with `REDIS_URL` so they are woken at once.
    */
   GATHERING_WORKER: z.enum(['on', 'off']).default('on'),
+  /**
+   * On SIGTERM, how long requests in flight may take to finish before their connections are closed, in
+   * seconds (event streams and WebSockets are ended at once; their clients reconnect elsewhere).
+   */
+  SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
   /** Gathering tasks run at once by the in-process worker pool. */
   GATHERING_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /**

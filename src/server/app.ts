@@ -20,6 +20,7 @@ import { handleRest, sendProblem } from '../rest/router.js';
 import { createGraphQLServer } from './graphql.js';
 import { graphqlBodyRefusal, sendGraphQLRefusal } from './graphql-body-limit.js';
 import { serveGraphQLOverWebSocket } from './graphql-ws.js';
+import { InFlightRequests } from './in-flight.js';
 import { AppMetrics } from './metrics.js';
 import { createRequestLogger } from './request-log.js';
 import { routeLabel } from './route-label.js';
@@ -59,6 +60,14 @@ export interface App {
   subscriptions: SharedSubscriptions | null;
   /** What `/readyz` answers right now; `not_ready` from the moment {@link stop} is called. */
   readiness(): Promise<Readiness>;
+  /** HTTP requests being answered right now, event streams included. */
+  requestsInFlight(): number;
+  /**
+   * Stops gracefully (issue 17): takes no new connection, answers `/readyz` 503 from the first moment,
+   * closes WebSockets with 1001 (graphql-ws clients reconnect), ends the Mercure and GraphQL event streams
+   * (EventSource reconnects), stops the worker and gives its leases back, lets requests in flight finish
+   * for up to `SHUTDOWN_TIMEOUT_SECONDS`, then closes what is left, Redis and the database.
+   */
   stop(): Promise<void>;
 }
 
@@ -132,7 +141,9 @@ export async function startApp(
     if (serveApiDocs(req, res, url.pathname)) return;
     return handleRest(services, req, res, url);
   };
+  const inFlight = new InFlightRequests();
   const server = createServer((req, res) => {
+    inFlight.track(req, res);
     const url = URL.parse(req.url ?? '/', 'http://localhost');
     const route = url ? routeLabel(url.pathname) : 'other';
     logRequest(req, res, route);
@@ -164,13 +175,20 @@ export async function startApp(
     metrics,
     subscriptions: webSockets?.subscriptions ?? null,
     readiness,
+    requestsInFlight: () => inFlight.count,
     stop: () => {
       stopping ??= (async () => {
+        // From here `/readyz` answers 503 on the connections still open, and no new connection is taken.
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await webSockets?.close();
         await mercure.close();
+        inFlight.endEventStreams();
+        // Gives the leases of running tasks back at once, so workers elsewhere take them.
         await worker.stop();
+        const drained = await inFlight.drained(config.SHUTDOWN_TIMEOUT_SECONDS * 1000);
+        if (!drained)
+          services.logger.warn({ requests: inFlight.count }, 'shutdown: requests cut off after the timeout');
         server.closeAllConnections();
         await closed;
         await services.redis?.close();
