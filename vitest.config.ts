@@ -13,6 +13,7 @@ const storeless = [
   'test/db/store.test.ts',
   'test/redis/**',
   'test/gathering/simulator/sonata-*.test.ts',
+  'test/gathering/sources/mef-sonata/**',
 ];
 
 export default defineConfig({

@@ -1,0 +1,187 @@
+import type { SourceOffer, SourceQuery } from '../types.js';
+import {
+  type Poq,
+  type PoqItem,
+  poqExpectedAt,
+  poqIsFinal,
+  poqSchema,
+  type Quote,
+  quoteExpectedAt,
+  quoteIsFinal,
+  quoteSchema,
+} from './answers.js';
+import type { SonataCallScope, SonataClient } from './client.js';
+import { createAndAwait } from './deferred.js';
+import type { SonataHubListeners } from './hub.js';
+import type { SonataNotificationInbox } from './inbox.js';
+import { describeTermination, isDeclined, offerFromQuoteItem, type SonataDeclinedItem } from './offers.js';
+import {
+  type Candidate,
+  candidatesFor,
+  poqCreateBody,
+  type QuoteWish,
+  quoteCreateBody,
+  termsFor,
+} from './requests.js';
+
+/**
+ * What one query gathered from a Sonata seller: the offers, the items the seller answered without one
+ * (recorded, not invented), and the final states of the POQ and Quote (null when not sent).
+ */
+export interface SonataGathering {
+  offers: SourceOffer[];
+  declined: SonataDeclinedItem[];
+  poq: { id: string; state: string; terminationErrors: string } | null;
+  quote: { id: string; state: string } | null;
+}
+
+/** Quote states whose items are read for prices (mapping B2; `accepted` follows the buyer's own accept). */
+const ANSWERED_QUOTE_STATES = ['approved.orderable', 'approved.orderableAlternate', 'answered', 'accepted'];
+
+/** What one gathering needs beyond the call scope. */
+export interface GatherContext {
+  client: SonataClient;
+  scope: SonataCallScope;
+  query: SourceQuery;
+  /** The inbox and the source's hub listeners in the notifications mode; null otherwise. */
+  notifications: { inbox: SonataNotificationInbox; listeners: SonataHubListeners } | null;
+  /** The install place (mapping P14–P21). */
+  place: Record<string, unknown>;
+  now: () => Date;
+}
+
+/**
+ * POQ then Quote for one query (docs/mef-sonata-mapping.md §0): qualify every candidate, quote every
+ * qualified one at each contract term, map each priced quote item to an offer.
+ *
+ * @throws {SourceError} of the calls (see `SonataClient.call`), `TIMEOUT` at the deadline.
+ */
+export async function gatherFromSeller(context: GatherContext): Promise<SonataGathering> {
+  const { scope, query } = context;
+  const candidates = candidatesFor(scope.settings.productOfferings, query.request.filters);
+  const result: SonataGathering = { offers: [], declined: [], poq: null, quote: null };
+  if (candidates.length === 0) return result;
+  const timing = {
+    instant: scope.settings.interaction === 'instant',
+    completionBy: new Date(context.now().getTime() + query.source.timeoutMs),
+  };
+  const poq = await createAndAwait(
+    context.client,
+    scope,
+    {
+      api: 'poq',
+      collection: '/productOfferingQualification',
+      body: poqCreateBody(scope.settings, query.request.id, candidates, context.place, timing),
+      what: 'POQ',
+      schema: poqSchema,
+      isFinal: poqIsFinal,
+      expectedAt: poqExpectedAt,
+      inbox: context.notifications?.listeners.poq ? context.notifications.inbox : null,
+    },
+    context.now,
+  );
+  result.poq = {
+    id: poq.id,
+    state: poq.state,
+    terminationErrors: describeTermination(
+      poq.productOfferingQualificationItem.flatMap((item) => item.terminationError ?? []),
+    ),
+  };
+  if (poq.state !== 'done.ready') return result;
+  const qualified = qualifiedCandidates(poq, candidates, result.declined);
+  if (qualified.length === 0) return result;
+  const wishes: QuoteWish[] = qualified.flatMap((candidate) =>
+    termsFor(candidate, query.request.filters).map((termMonths) => ({ itemId: '', candidate, termMonths })),
+  );
+  wishes.forEach((wish, index) => {
+    wish.itemId = String(index + 1);
+  });
+  const quote = await createAndAwait(
+    context.client,
+    scope,
+    {
+      api: 'quote',
+      collection: '/quote',
+      body: quoteCreateBody(scope.settings, query.request.id, poq.id, wishes, context.place, timing),
+      what: 'Quote',
+      schema: quoteSchema,
+      isFinal: quoteIsFinal,
+      expectedAt: quoteExpectedAt,
+      inbox: context.notifications?.listeners.quote ? context.notifications.inbox : null,
+    },
+    context.now,
+  );
+  result.quote = { id: quote.id, state: quote.state };
+  mapQuote(context, quote, wishes, result);
+  return result;
+}
+
+/**
+ * The candidates a `done.ready` POQ qualified (item `done.ready` with `green` or `yellow`; mapping A4–A7);
+ * the others are added to `declined`.
+ */
+function qualifiedCandidates(poq: Poq, candidates: Candidate[], declined: SonataDeclinedItem[]): Candidate[] {
+  const items = new Map<string, PoqItem>(poq.productOfferingQualificationItem.map((item) => [item.id, item]));
+  const qualified: Candidate[] = [];
+  for (const candidate of candidates) {
+    const item = items.get(candidate.itemId);
+    const decline = (reason: SonataDeclinedItem['reason'], detail: string) =>
+      declined.push({
+        stage: 'poq',
+        reason,
+        productOfferingId: candidate.offering.productOfferingId,
+        downloadKbps: candidate.downloadKbps,
+        uploadKbps: candidate.uploadKbps,
+        contractTermMonths: null,
+        detail,
+      });
+    if (!item) {
+      decline('unusableAnswer', `POQ item ${candidate.itemId} is missing from the answer`);
+    } else if (item.state === 'done.ready' && item.serviceabilityConfidence === 'red') {
+      decline('notServiceable', 'POQ item done.ready, serviceabilityConfidence red');
+    } else if (item.state === 'done.ready' && item.serviceabilityConfidence) {
+      qualified.push(candidate);
+    } else if (item.state === 'terminatedWithError') {
+      decline('terminated', `POQ item terminatedWithError: ${describeTermination(item.terminationError)}`);
+    } else if (item.state === 'done.abandoned') {
+      decline('abandoned', 'POQ item done.abandoned');
+    } else {
+      decline('unusableAnswer', `POQ item ${item.state} without a serviceability confidence`);
+    }
+  }
+  return qualified;
+}
+
+/** Maps a final quote's items onto offers (mapping B2–B14), declining the rest. */
+function mapQuote(context: GatherContext, quote: Quote, wishes: QuoteWish[], result: SonataGathering): void {
+  const items = new Map(quote.quoteItem.map((item) => [item.id, item]));
+  const answered = ANSWERED_QUOTE_STATES.includes(quote.state);
+  for (const wish of wishes) {
+    const item = items.get(wish.itemId);
+    const decline = (reason: SonataDeclinedItem['reason'], detail: string) =>
+      result.declined.push({
+        stage: 'quote',
+        reason,
+        productOfferingId: wish.candidate.offering.productOfferingId,
+        downloadKbps: wish.candidate.downloadKbps,
+        uploadKbps: wish.candidate.uploadKbps,
+        contractTermMonths: wish.termMonths,
+        detail,
+      });
+    if (!answered) {
+      const why = item ? describeTermination(item.terminationError) : '';
+      decline('unableToProvide', `quote ${quote.state}${why ? `: ${why}` : ''}`);
+    } else if (!item) {
+      decline('unusableAnswer', `quote item ${wish.itemId} is missing from the answer`);
+    } else {
+      const mapped = offerFromQuoteItem(
+        context.query.source,
+        context.scope.settings.productOfferings,
+        wish,
+        item,
+      );
+      if (isDeclined(mapped)) result.declined.push(mapped);
+      else result.offers.push(mapped);
+    }
+  }
+}
