@@ -7,6 +7,11 @@ export interface AvailabilityRequestEvent {
   instanceId: string;
   kind: 'created' | 'updated';
   record: AvailabilityRequestRecord;
+  /**
+   * The event's id in the shared history (shared mode, `REDIS_URL`: a Redis stream entry id, global and
+   * ordered), set on delivery; absent in process.
+   */
+  eventId?: string;
 }
 
 /**

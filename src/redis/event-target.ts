@@ -1,21 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
+import type { EventProgress, RedisEventHistory } from './event-history.js';
+import { eventSerializer } from './event-serializer.js';
 
-/** An ISO 8601 timestamp as `Date.prototype.toJSON` writes it. */
-const isoTimestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-/**
- * Event payloads on the wire: JSON, with the `Date`s of rows (`createdAt`, `updatedAt`, … — every key ending
- * in `At`) turned back into `Date`s on arrival, so a subscriber reads the same record whether the event was
- * published in its own process or another.
- */
-export const eventSerializer = {
-  stringify: (value: unknown): string => JSON.stringify(value),
-  parse: (text: string): unknown =>
-    JSON.parse(text, (key, value) =>
-      key.endsWith('At') && typeof value === 'string' && isoTimestamp.test(value) ? new Date(value) : value,
-    ),
-};
+export { eventSerializer } from './event-serializer.js';
 
 type Listener = (event: CustomEvent) => void;
 
@@ -35,8 +23,12 @@ type Listener = (event: CustomEvent) => void;
  *
  * Each process receives every instance's events and drops those nobody listens to here: one JSON parse per
  * event and process, against one `SUBSCRIBE` round trip per topic and subscriber churn otherwise.
- * Redis pub/sub keeps nothing: a process that is disconnected misses what was published meanwhile (ioredis
- * resubscribes on reconnect); the Mercure history (`Last-Event-ID`) is what replays.
+ *
+ * Publishing goes through {@link RedisEventHistory.publish}: the event gets its history entry (its id, global
+ * and ordered, set on the delivered payload as `eventId` when the payload is an object), and an event that
+ * `progress` places behind one already published for its subject is dropped for everyone. Redis pub/sub
+ * keeps nothing: a process that is disconnected misses what was published meanwhile (ioredis resubscribes
+ * on reconnect); the history is what replays (`Last-Event-ID` on the Mercure hub).
  */
 export class RedisEventTarget {
   private readonly listeners = new Map<string, Set<Listener>>();
@@ -46,15 +38,17 @@ export class RedisEventTarget {
   readonly ready: Promise<void>;
 
   /**
-   * @param publisher a connection for `PUBLISH` (may be shared with other commands).
+   * @param history publishes (through its connection for commands) and keeps each topic's history.
    * @param subscriber a connection of its own: in subscriber mode Redis takes no other command on it.
    * @param prefix prepended to the channel's name, so deployments can share one Redis.
+   * @param progress where a payload stands in its subject's progression, or null (always published).
    */
   constructor(
-    private readonly publisher: Redis,
+    private readonly history: RedisEventHistory,
     subscriber: Redis,
     prefix: string,
     private readonly logger: Logger,
+    private readonly progress: (detail: unknown) => EventProgress | null = () => null,
   ) {
     this.channel = `${prefix}events`;
     subscriber.on('message', (channel: string, message: string) => {
@@ -90,29 +84,33 @@ export class RedisEventTarget {
 
   /** Publishes the event on the channel; listeners here get it back from Redis like any other process. */
   dispatchEvent(event: Event): boolean {
-    const message = eventSerializer.stringify({
-      type: event.type,
-      detail: (event as CustomEvent).detail ?? null,
-    });
-    this.publisher
-      .publish(this.channel, message)
+    const detail = (event as CustomEvent).detail ?? null;
+    const message = eventSerializer.stringify({ type: event.type, detail });
+    this.history
+      .publish(this.channel, event.type, message, this.progress(detail))
       .catch((error: unknown) =>
         this.logger.error({ err: error, channel: this.channel }, 'redis publish failed'),
       );
     return true;
   }
 
-  private deliver(message: string): void {
+  /** Delivers `<entry id>\n<message>` (see {@link RedisEventHistory.publish}) to this process's listeners. */
+  private deliver(text: string): void {
+    const newline = text.indexOf('\n');
+    const id = text.slice(0, Math.max(0, newline));
     let parsed: { type: string; detail: unknown };
     try {
-      parsed = eventSerializer.parse(message) as { type: string; detail: unknown };
+      if (newline < 0) throw new Error('no entry id line');
+      parsed = eventSerializer.parse(text.slice(newline + 1)) as { type: string; detail: unknown };
     } catch (error) {
       this.logger.error({ err: error, channel: this.channel }, 'unreadable event on redis; dropped');
       return;
     }
     const set = this.listeners.get(parsed.type);
     if (!set) return;
-    const event = new CustomEvent(parsed.type, { detail: parsed.detail });
+    const { detail } = parsed;
+    if (id && typeof detail === 'object' && detail !== null) (detail as { eventId?: string }).eventId = id;
+    const event = new CustomEvent(parsed.type, { detail });
     for (const callback of [...set]) callback(event);
   }
 }

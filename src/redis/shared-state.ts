@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { closeRedis, openRedis } from './connection.js';
+import { type EventProgress, RedisEventHistory } from './event-history.js';
 import { RedisEventTarget } from './event-target.js';
 import { RedisGatheringWakeups } from './gathering-wakeups.js';
 
@@ -8,6 +9,8 @@ import { RedisGatheringWakeups } from './gathering-wakeups.js';
 export interface RedisSharedState {
   /** The event bus's target: every instance hears every event. */
   events: RedisEventTarget;
+  /** Every topic's history, for `Last-Event-ID` replays on any instance. */
+  history: RedisEventHistory;
   /** Wake-ups of every instance's gathering worker. */
   wakeups: RedisGatheringWakeups;
   /** The connection for commands (rate-limit counters, publishing); not in subscriber mode. */
@@ -16,27 +19,39 @@ export interface RedisSharedState {
   close(): Promise<void>;
 }
 
+/** How instances share events through Redis. */
+export interface RedisSharedOptions {
+  /** `REDIS_KEY_PREFIX`: prepended to every channel and key. */
+  prefix: string;
+  /** Events kept per topic for replays (`MERCURE_HISTORY_SIZE`). */
+  historySize: number;
+  /** Where an event stands in its subject's progression (stale ones are dropped), or null. */
+  progress?: (detail: unknown) => EventProgress | null;
+  /** How long to wait for Redis at start, in ms (default 10 s). */
+  timeoutMs?: number;
+}
+
 /**
  * Opens the two Redis connections an instance needs — one for commands and publishing, one in subscriber
  * mode — and resolves once both channels are subscribed, so the instance hears every event published from
  * the moment it serves anyone.
  *
- * @param prefix `REDIS_KEY_PREFIX`: prepended to every channel and key.
- * @throws Error when Redis does not confirm the subscriptions within `timeoutMs` (default 10 s).
+ * @throws Error when Redis does not confirm the subscriptions within `timeoutMs`.
  */
 export async function openRedisSharedState(
   url: string,
-  prefix: string,
+  options: RedisSharedOptions,
   logger: Logger,
-  timeoutMs = 10_000,
 ): Promise<RedisSharedState> {
+  const { prefix, timeoutMs = 10_000 } = options;
   const log = logger.child({ component: 'redis' });
   const commands = openRedis(url, 'commands', log);
   const subscriber = openRedis(url, 'subscriber', log);
   const close = async () => {
     await Promise.all([closeRedis(commands), closeRedis(subscriber)]);
   };
-  const events = new RedisEventTarget(commands, subscriber, prefix, log);
+  const history = new RedisEventHistory(commands, prefix, options.historySize);
+  const events = new RedisEventTarget(history, subscriber, prefix, log, options.progress);
   const wakeups = new RedisGatheringWakeups(commands, subscriber, prefix, log);
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -55,5 +70,5 @@ export async function openRedisSharedState(
   } finally {
     clearTimeout(timer);
   }
-  return { events, wakeups, commands, close };
+  return { events, history, wakeups, commands, close };
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Services } from '../context.js';
 import { AppError } from '../errors.js';
 import type { AvailabilityRequestEvent } from '../events.js';
+import { compareEntryIds } from '../redis/event-history.js';
 import {
   allInstanceIds,
   availabilityRequestTopic,
@@ -15,14 +16,25 @@ import { availabilityRequestDocument } from './documents.js';
 import { compileTopicSelector, isPatternSelector, matchesAny, type TopicSelector } from './mercure-topics.js';
 import { sendProblem } from './router.js';
 
-/** One event as sent: its id (an IRI, `urn:uuid:<UUIDv7>`) and the serialised `data` line. */
+/**
+ * One event as sent: its id — an IRI, `urn:uuid:<UUIDv7>` in process, `urn:connectivity-gateway:event:<entry
+ * id>` in shared mode (the Redis stream entry id: global over the instances, ordered) — and the serialised
+ * `data` line.
+ */
 interface StreamEvent {
   id: string;
   data: string;
 }
 
-/** The event stream of one instance: its bounded history and the connections reading it. */
+/** The prefix of shared-mode event ids; what follows is the Redis stream entry id. */
+const SHARED_ID_PREFIX = 'urn:connectivity-gateway:event:';
+
+/**
+ * The event stream of one instance: its bounded history (in process; in shared mode the history is Redis's)
+ * and the connections reading it.
+ */
 interface InstanceStream {
+  instanceId: string;
   history: StreamEvent[];
   clients: Set<ServerResponse>;
   stop(): Promise<void>;
@@ -58,11 +70,15 @@ interface SubscriberToken {
  * - `Last-Event-ID` (header, or the `lastEventID` query parameter) replays what followed that event from a
  *   bounded per-instance history, `earliest` (or an id no longer kept) the whole kept history, and the
  *   response's `Last-Event-ID` header names the event before the first one sent, or `earliest`;
+ * - in shared mode (`REDIS_URL`, issue 17) the history is Redis's (`RedisEventHistory`) and the ids are its
+ *   entry ids, so a client reconnecting to another instance gets exactly the events it missed, once;
  * - the stream ends when the token expires (its `exp`).
  */
 export class MercureHub {
   private readonly streams = new Map<string, InstanceStream>();
   private readonly connections = new Set<ServerResponse>();
+  /** Shared mode: live events for connections still reading their replay from Redis. */
+  private readonly replaying = new Map<ServerResponse, StreamEvent[]>();
   private closed = false;
 
   constructor(
@@ -94,7 +110,8 @@ export class MercureHub {
         throw new AppError('FORBIDDEN', 'The token grants none of the topics the selectors match.');
       }
       if (this.closed) throw new AppError('INTERNAL', 'The event stream is shutting down.');
-      this.subscribe(instanceIds, token.expiresAtMs, req, res, url);
+      if (this.services.redis) await this.subscribeShared(instanceIds, token.expiresAtMs, req, res, url);
+      else this.subscribe(instanceIds, token.expiresAtMs, req, res, url);
     } catch (error) {
       sendProblem(res, error, this.services.logger);
     }
@@ -168,22 +185,79 @@ export class MercureHub {
     // The client may have left while its token was being checked: its close events have fired already.
     if (req.destroyed || res.destroyed) return;
     const streams = instanceIds.map((instanceId) => this.streamOf(instanceId));
-    const header = req.headers['last-event-id'];
-    const lastEventId = typeof header === 'string' ? header : url.searchParams.get('lastEventID');
+    const lastEventId = lastEventIdOf(req, url);
     const reconciled = lastEventId === null ? null : reconcile(streams, lastEventId);
+    this.open(res, reconciled?.preceding ?? null);
+    // From the replay to joining the live streams nothing awaits: no event falls in between or comes twice.
+    for (const event of reconciled?.replay ?? []) res.write(format(event));
+    this.join(streams, expiresAtMs, req, res);
+  }
+
+  /**
+   * Shared mode: joins the live streams first, holding what arrives, then reads the replay from Redis, sends
+   * it, and then the held events that came after its last one — so nothing falls in between or comes twice.
+   */
+  private async subscribeShared(
+    instanceIds: string[],
+    expiresAtMs: number | null,
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+  ): Promise<void> {
+    const history = this.services.redis?.history;
+    if (!history || req.destroyed || res.destroyed) return;
+    const streams = instanceIds.map((instanceId) => this.streamOf(instanceId));
+    this.replaying.set(res, []);
+    this.join(streams, expiresAtMs, req, res);
+    const lastEventId = lastEventIdOf(req, url);
+    try {
+      const replay =
+        lastEventId === null
+          ? null
+          : await history.after(
+              instanceIds.map((instanceId) => topicType(instanceId)),
+              lastEventId.startsWith(SHARED_ID_PREFIX) ? lastEventId.slice(SHARED_ID_PREFIX.length) : null,
+            );
+      if (res.destroyed || res.writableEnded) return;
+      this.open(res, replay === null ? null : replay.found ? (lastEventId ?? EARLIEST) : EARLIEST);
+      let last: string | null = null;
+      for (const entry of replay?.entries ?? []) {
+        res.write(format(sharedEvent(entry.id, (entry.detail as AvailabilityRequestEvent).record)));
+        last = entry.id;
+      }
+      for (const event of this.replaying.get(res) ?? []) {
+        const entryId = event.id.slice(SHARED_ID_PREFIX.length);
+        if (last === null || compareEntryIds(entryId, last) > 0) res.write(format(event));
+      }
+    } finally {
+      this.replaying.delete(res);
+    }
+  }
+
+  /** Answers 200 with the stream's headers and its first comment. */
+  private open(res: ServerResponse, preceding: string | null): void {
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
-      ...(reconciled ? { 'last-event-id': reconciled.preceding } : {}),
+      ...(preceding === null ? {} : { 'last-event-id': preceding }),
     });
     res.write(':\n\n');
-    // From the replay to joining the live streams nothing awaits: no event falls in between or comes twice.
-    for (const event of reconciled?.replay ?? []) res.write(format(event));
+  }
+
+  /** Adds `res` to the live streams, with its keep-alive comments and its end at the token's expiry. */
+  private join(
+    streams: InstanceStream[],
+    expiresAtMs: number | null,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): void {
     for (const stream of streams) stream.clients.add(res);
     this.connections.add(res);
-    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), this.options.keepAliveMs);
+    const keepAlive = setInterval(() => {
+      if (!this.replaying.has(res)) res.write(': keep-alive\n\n');
+    }, this.options.keepAliveMs);
     const untilExpiry = expiresAtMs === null ? null : expiresAtMs - this.services.clock.now().getTime();
     const expiry =
       untilExpiry !== null && untilExpiry < MAX_TIMER_MS ? setTimeout(() => res.end(), untilExpiry) : null;
@@ -192,6 +266,7 @@ export class MercureHub {
       if (expiry) clearTimeout(expiry);
       for (const stream of streams) stream.clients.delete(res);
       this.connections.delete(res);
+      this.replaying.delete(res);
     };
     req.once('close', release);
     res.once('close', release);
@@ -203,6 +278,7 @@ export class MercureHub {
     if (existing) return existing;
     const source = this.services.events.subscribe('availabilityRequest:changed', instanceId);
     const stream: InstanceStream = {
+      instanceId,
       history: [],
       clients: new Set(),
       stop: async () => void (await source.return?.()),
@@ -216,16 +292,43 @@ export class MercureHub {
   }
 
   private deliver(stream: InstanceStream, event: AvailabilityRequestEvent): void {
-    // UUIDv7 ids are monotonic within the process: their order as strings is the order they were sent in.
-    const sent: StreamEvent = {
-      id: `urn:uuid:${uuidv7()}`,
-      data: JSON.stringify(availabilityRequestDocument(event.record)),
-    };
-    stream.history.push(sent);
-    if (stream.history.length > this.options.historySize) stream.history.shift();
+    let sent: StreamEvent;
+    if (event.eventId !== undefined) sent = sharedEvent(event.eventId, event.record);
+    else {
+      // UUIDv7 ids are monotonic within the process: their order as strings is the order they were sent in.
+      sent = {
+        id: `urn:uuid:${uuidv7()}`,
+        data: JSON.stringify(availabilityRequestDocument(event.record)),
+      };
+      stream.history.push(sent);
+      if (stream.history.length > this.options.historySize) stream.history.shift();
+    }
     const text = format(sent);
-    for (const client of stream.clients) client.write(text);
+    for (const client of stream.clients) {
+      const held = this.replaying.get(client);
+      if (held) held.push(sent);
+      else client.write(text);
+    }
   }
+}
+
+/** The event bus type of an instance's changes, as the history keys it (see `createEventBus`). */
+function topicType(instanceId: string): string {
+  return `availabilityRequest:changed:${instanceId}`;
+}
+
+/** A shared-mode event as sent: the entry id as an IRI, the request as one list record. */
+function sharedEvent(entryId: string, record: AvailabilityRequestEvent['record']): StreamEvent {
+  return {
+    id: `${SHARED_ID_PREFIX}${entryId}`,
+    data: JSON.stringify(availabilityRequestDocument(record)),
+  };
+}
+
+/** The `Last-Event-ID` header, else the `lastEventID` query parameter, else null. */
+function lastEventIdOf(req: IncomingMessage, url: URL): string | null {
+  const header = req.headers['last-event-id'];
+  return typeof header === 'string' ? header : url.searchParams.get('lastEventID');
 }
 
 /**

@@ -3,10 +3,11 @@ import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Services } from '../context.js';
 import { openStore } from '../db/open.js';
-import { createEventBus } from '../events.js';
+import { type AvailabilityRequestEvent, createEventBus } from '../events.js';
 import { createOfflineGeocoder, createPdokGeocoder } from '../geo/index.js';
 import { createLogger, type Logger } from '../logger.js';
 import { RateLimits } from '../rate-limits.js';
+import { requestProgress } from '../resolvers/availability-events.js';
 import { openRedisSharedState } from '../redis/shared-state.js';
 
 /**
@@ -47,7 +48,15 @@ export async function createServices(
     (await db.getOrCreateSetting('token_signing_secret', randomBytes(48).toString('base64url')));
   const offline = createOfflineGeocoder();
   const redis = config.REDIS_URL
-    ? await openRedisSharedState(config.REDIS_URL, config.REDIS_KEY_PREFIX, logger).catch(async (error) => {
+    ? await openRedisSharedState(
+        config.REDIS_URL,
+        {
+          prefix: config.REDIS_KEY_PREFIX,
+          historySize: config.MERCURE_HISTORY_SIZE,
+          progress: (detail) => requestProgress((detail as Partial<AvailabilityRequestEvent> | null)?.record),
+        },
+        logger,
+      ).catch(async (error) => {
         await db.close();
         throw error;
       })

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEventBus } from '../../src/events.js';
 import { createLogger } from '../../src/logger.js';
 import { closeRedis, openRedis, reconnectDelayMs } from '../../src/redis/connection.js';
+import { compareEntryIds, ENTRY_ID } from '../../src/redis/event-history.js';
 import { eventSerializer } from '../../src/redis/event-target.js';
 import { openRedisSharedState, type RedisSharedState } from '../../src/redis/shared-state.js';
 import { waitFor } from '../helpers/app.js';
@@ -47,7 +48,7 @@ describe('the event bus through Redis', () => {
   let redis: TestRedis;
   const opened: RedisSharedState[] = [];
   const instance = async (prefix = 'test:') => {
-    const state = await openRedisSharedState(redis.url, prefix, logger);
+    const state = await openRedisSharedState(redis.url, { prefix, historySize: 100 }, logger);
     opened.push(state);
     return { state, bus: createEventBus(state.events) };
   };
@@ -87,7 +88,10 @@ describe('the event bus through Redis', () => {
     for (const event of sent) publisher.bus.publish('availabilityRequest:changed', 'ins_a', event);
     await reading;
 
-    expect(received).toEqual(sent);
+    const ids = received.map((event) => (event as { eventId: string }).eventId);
+    expect(received).toEqual(sent.map((event, index) => ({ ...event, eventId: ids[index] })));
+    expect(ids.every((id) => ENTRY_ID.test(id))).toBe(true);
+    expect([...ids].sort(compareEntryIds)).toEqual(ids);
     const first = received[0] as (typeof sent)[0];
     expect(first.record.request.createdAt).toBeInstanceOf(Date);
     expect(first.record.request.createdAt.getTime()).toBe(Date.parse('2026-11-26T01:02:03.004Z'));
@@ -126,10 +130,67 @@ describe('the event bus through Redis', () => {
         () => Promise.resolve(heard),
         (list) => list.length === 1,
       );
-      expect(heard).toEqual([{ n: 1 }]);
+      expect(heard).toEqual([{ n: 1, eventId: expect.stringMatching(ENTRY_ID) }]);
     } finally {
       await closeRedis(raw);
     }
+  });
+
+  it('when an older state of a request is published after a newer one, then nobody hears it and the history skips it', async () => {
+    const publisher = await openRedisSharedState(
+      redis.url,
+      {
+        prefix: 'rank:',
+        historySize: 3,
+        progress: (detail) => {
+          const event = detail as { record?: ReturnType<typeof record> } | null;
+          return event?.record
+            ? { subject: event.record.request.id, rank: event.record.request.sourcesFinished }
+            : null;
+        },
+      },
+      logger,
+    );
+    opened.push(publisher);
+    const bus = createEventBus(publisher.events);
+    const heard: number[] = [];
+    const stream = bus.subscribe('availabilityRequest:changed', 'ins_r');
+    const reading = (async () => {
+      for await (const event of stream) {
+        heard.push(event.record.request.sourcesFinished);
+        if (event.record.request.sourcesFinished === 7) break;
+      }
+    })();
+    await waitFor(
+      () => Promise.resolve(publisher.events.listenerCount),
+      (count) => count === 1,
+    );
+    for (const finished of [1, 3, 2, 3, 5, 4, 6, 7]) {
+      bus.publish('availabilityRequest:changed', 'ins_r', {
+        instanceId: 'ins_r',
+        kind: 'updated',
+        record: record('avr_r', finished),
+      });
+    }
+    await reading;
+    expect(heard).toEqual([1, 3, 5, 6, 7]);
+
+    const type = 'availabilityRequest:changed:ins_r';
+    const all = await publisher.history.after([type], null);
+    // Trimmed to the last three.
+    expect(all.found).toBe(false);
+    expect(
+      all.entries.map(
+        (entry) => (entry.detail as { record: ReturnType<typeof record> }).record.request.sourcesFinished,
+      ),
+    ).toEqual([5, 6, 7]);
+    const sinceFive = await publisher.history.after([type], all.entries[0]?.id ?? '');
+    expect(sinceFive.found).toBe(true);
+    expect(sinceFive.entries.map((entry) => entry.id)).toEqual(all.entries.slice(1).map((entry) => entry.id));
+    const trimmed = await publisher.history.after([type], '1-0');
+    expect(trimmed).toEqual({ found: false, entries: all.entries });
+    const notAnId = await publisher.history.after([type], 'urn:uuid:nope');
+    expect(notAnId.found).toBe(false);
   });
 
   it('when a gathering wake-up is published by one instance, then every instance’s listener hears it', async () => {
@@ -154,9 +215,9 @@ describe('the event bus through Redis', () => {
   it('when Redis does not answer at start, then opening the shared state fails naming REDIS_URL, not the URL', async () => {
     const closed = await startTestRedis();
     await closed.stop();
-    await expect(openRedisSharedState(closed.url, 'x:', logger, 300)).rejects.toThrow(
-      'Redis at REDIS_URL did not answer within 0.3 s',
-    );
+    await expect(
+      openRedisSharedState(closed.url, { prefix: 'x:', historySize: 0, timeoutMs: 300 }, logger),
+    ).rejects.toThrow('Redis at REDIS_URL did not answer within 0.3 s');
   });
 });
 
