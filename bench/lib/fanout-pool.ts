@@ -77,7 +77,8 @@ function workerShare(spec: SubscriberSpec): Share {
 
 /**
  * Starts `spec.count` subscribers: in this thread when `threads` is 0, else split evenly over `threads`
- * worker threads (so receiving does not delay the publisher's timer on the harness's main thread).
+ * worker threads (so receiving does not delay the publisher's timer on the harness's main thread), thread
+ * `k` connecting to `spec.urls[k % spec.urls.length]` when `spec.urls` is given.
  * Nothing is opened before {@link SubscriberPool.open}.
  */
 export function startSubscriberPool(spec: SubscriberSpec, threads: number): SubscriberPool {
@@ -86,7 +87,8 @@ export function startSubscriberPool(spec: SubscriberSpec, threads: number): Subs
       ? [localShare(spec)]
       : Array.from({ length: threads }, (_, index) => {
           const count = Math.floor(spec.count / threads) + (index < spec.count % threads ? 1 : 0);
-          return workerShare({ ...spec, count });
+          const url = spec.urls?.length ? (spec.urls[index % spec.urls.length] ?? spec.url) : spec.url;
+          return workerShare({ ...spec, count, url });
         });
   const all = (op: WorkerRequest['op'], ids?: string[]) => Promise.all(shares.map((s) => s.call(op, ids)));
   return {

@@ -25,6 +25,11 @@ export interface SubscriberSpec {
   transport: 'graphql-ws' | 'sse';
   /** `ws://…/graphql`, or the full event-stream URL (with topic and authorisation). */
   url: string;
+  /**
+   * Several servers to spread the subscribers over (instances sharing events through Redis): the pool's
+   * receiving thread `k` connects its share to `urls[k % urls.length]` instead of {@link url}.
+   */
+  urls?: readonly string[];
   /** graphql-ws: the subscription document. */
   query?: string;
   /** graphql-ws: sent as the `connection_init` payload `{authToken}`. */

@@ -1,3 +1,4 @@
+import { startTestRedis } from '../../test/helpers/redis-server.js';
 import { type FanoutResult, type FanoutTarget, measureFanout } from '../lib/fanout-round.js';
 import { benchAddress, requestJson, signIn, startGateway } from '../lib/gateway-session.js';
 import { type ServerProcess, startServer } from '../lib/process.js';
@@ -196,28 +197,86 @@ function measurement(
 }
 
 /**
+ * The gateway of one fan-out round and how to stop it: one process (`single`), or (`redis`, issue 17) three
+ * instances sharing the dataset copy and a Redis of the round's own — subscribers spread over the first two,
+ * events created on the third, so every event crosses Redis. RSS figures are the first instance's.
+ */
+async function startFanoutGateway(
+  databasePath: string,
+  topology: 'single' | 'redis',
+  transport: Transport,
+  instance: DatasetInstance,
+): Promise<{ target: FanoutTarget; stop(): Promise<void> }> {
+  if (topology === 'single') {
+    const server = await startGateway(databasePath);
+    try {
+      return { target: await gatewayTarget(server, transport, instance), stop: () => server.stop() };
+    } catch (error) {
+      await server.stop();
+      throw error;
+    }
+  }
+  const redis = await startTestRedis();
+  const servers: ServerProcess[] = [];
+  const stop = async () => {
+    for (const server of servers) await server.stop();
+    await redis.stop();
+  };
+  try {
+    for (let index = 0; index < 3; index += 1)
+      servers.push(await startGateway(databasePath, { REDIS_URL: redis.url }));
+    const [a, b, c] = servers as [ServerProcess, ServerProcess, ServerProcess];
+    const subscribing = await gatewayTarget(a, transport, instance);
+    const publishing = await gatewayTarget(c, transport, instance);
+    const urls = [a, b].map((server) => `${server.url.replace('http', 'ws')}/graphql`);
+    return {
+      target: {
+        ...subscribing,
+        subscriber: { ...subscribing.subscriber, urls },
+        publish: publishing.publish,
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
  * One fan-out scenario: raw-ws and gateway alternately (A/B/A/B/A/B; one A/B pair with `--quick`), each
  * round on a fresh process (the gateway on a fresh copy of the dataset), so RSS figures are the round's own.
+ * With `topology: 'redis'` the gateway is three instances sharing events through Redis
+ * ({@link startFanoutGateway}) and the target is p99 ≤ 2 × the single-process raw broadcast (issue 17).
  */
 function fanoutScenario(
   id: string,
   transport: Transport,
   subscribers: (context: BenchContext) => number,
   judgeRss = false,
+  topology: 'single' | 'redis' = 'single',
 ): Scenario {
   const endpoint = transport === 'sse' ? 'Mercure SSE' : 'graphql-ws';
   const rawLabel = transport === 'sse' ? 'raw node:http SSE broadcast' : 'raw ws broadcast';
+  const viaRedis = topology === 'redis';
   return {
     id,
-    title: `${endpoint} fan-out: one event every 100 ms to every subscriber, publish→receive`,
-    target:
-      transport === 'sse'
+    title: viaRedis
+      ? `${endpoint} fan-out through Redis: subscribers on 2 instances, events created on a third, one every 100 ms`
+      : `${endpoint} fan-out: one event every 100 ms to every subscriber, publish→receive`,
+    target: viaRedis
+      ? 'p99 ≤ 2 × single-process raw-ws broadcast, no message lost'
+      : transport === 'sse'
         ? 'p99 ≤ 2 × raw broadcast, no message lost'
         : judgeRss
           ? 'p99 ≤ 1.5 × raw-ws broadcast, ≤ 15 KB (14.6 KiB) RSS/subscriber, no message lost'
           : 'p99 ≤ 1.5 × raw-ws broadcast, no message lost (RSS/subscriber reported)',
-    goals:
-      transport === 'sse'
+    goals: viaRedis
+      ? [
+          { metric: 'p99Ratio', atMost: 2 },
+          { metric: 'extra:lostMessages', atMost: 0 },
+        ]
+      : transport === 'sse'
         ? [
             { metric: 'p99Ratio', atMost: 2 },
             { metric: 'extra:lostMessages', atMost: 0 },
@@ -234,7 +293,8 @@ function fanoutScenario(
         subscribers: count,
         events: context.quick ? 20 : 50,
         intervalMs: 100,
-        threads: receiveThreads(count),
+        // Through Redis, one receiving thread per subscribed instance.
+        threads: viaRedis ? 2 : receiveThreads(count),
         batchSize: 100,
         drainIdleMs: 5_000,
         log: context.log,
@@ -243,17 +303,24 @@ function fanoutScenario(
       const roles = context.quick ? (['baseline', 'gateway'] as const) : rounds;
       for (const [index, role] of roles.entries()) {
         const round = index + 1;
-        const label = role === 'baseline' ? rawLabel : `gateway ${endpoint}`;
+        const label =
+          role === 'baseline'
+            ? rawLabel
+            : viaRedis
+              ? `3 gateways + Redis, ${endpoint}`
+              : `gateway ${endpoint}`;
         context.log(`${id} round ${round}: ${label}, ${count} subscribers, ${options.events} events`);
         const database = role === 'gateway' ? copyDataset(context.dataset) : null;
-        const server = database
-          ? await startGateway(database.path)
-          : await startServer({ script: 'bench/baselines/raw-ws.ts', readyPath: '/healthz' });
+        const running = database
+          ? await startFanoutGateway(database.path, topology, transport, instance)
+          : await startServer({ script: 'bench/baselines/raw-ws.ts', readyPath: '/healthz' }).then(
+              (server) => ({
+                target: rawTarget(server, transport),
+                stop: () => server.stop(),
+              }),
+            );
         try {
-          const target = database
-            ? await gatewayTarget(server, transport, instance)
-            : rawTarget(server, transport);
-          const result = await measureFanout(target, options);
+          const result = await measureFanout(running.target, options);
           const row = measurement(id, role, label, round, result);
           context.log(
             `  p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, ${row.throughput} msg/s, errors ${row.errors}, ` +
@@ -261,7 +328,7 @@ function fanoutScenario(
           );
           measurements.push(row);
         } finally {
-          await server.stop();
+          await running.stop();
           database?.remove();
         }
       }
@@ -272,7 +339,8 @@ function fanoutScenario(
 
 /**
  * The fan-out scenarios of issue 8: `ws-fanout-1000`, `ws-fanout-5000` (graphql-ws) and `sse-fanout-1000`
- * (the Mercure endpoint). In `--quick` mode each runs one A/B pair of 20 events instead of three pairs of 50,
+ * (the Mercure endpoint); and of issue 17, `ws-fanout-redis-5000` (three instances sharing events through
+ * Redis). In `--quick` mode each runs one A/B pair of 20 events instead of three pairs of 50,
  * and the big one opens 2,000 subscribers instead of 5,000 (opening 5,000 twice alone takes ~10 s).
  *
  * RSS per subscriber is judged where issue 8 sets its target, at 5,000, and only reported at 1,000: there
@@ -285,5 +353,12 @@ export function fanoutScenarios(): Scenario[] {
     fanoutScenario('ws-fanout-1000', 'graphql-ws', () => 1000),
     fanoutScenario('ws-fanout-5000', 'graphql-ws', (context) => (context.quick ? 2000 : 5000), true),
     fanoutScenario('sse-fanout-1000', 'sse', () => 1000),
+    fanoutScenario(
+      'ws-fanout-redis-5000',
+      'graphql-ws',
+      (context) => (context.quick ? 2000 : 5000),
+      false,
+      'redis',
+    ),
   ];
 }
