@@ -115,6 +115,21 @@ describe('shared mode: API-only instances and a worker instance on one Redis', (
     );
   });
 
+  it('when a create is replayed with its idempotency key on another instance, then the first answer comes back and nothing more is created', async () => {
+    const onB = new ApiClient(apiB.app.url).withToken(tenant.api.token ?? '');
+    const headers = { 'idempotency-key': 'shared-mode-replay-1' };
+    const body = [contractExampleBatch[0]];
+    const total = async () =>
+      (await onB.get('/availability-requests?page_size=1')).body.pagination.total_items;
+    const before = await total();
+    const first = await tenant.api.request('POST', '/availability-requests', { body, headers });
+    const replay = await onB.request('POST', '/availability-requests', { body, headers });
+
+    expect(first.status).toBe(201);
+    expect([replay.status, replay.body]).toEqual([201, first.body]);
+    expect(await total()).toBe(before + 1);
+  });
+
   it('when the worker instance is asked for anything but its probes, then it answers 404; its probes and an API-only instance’s report their worker', async () => {
     const graphql = await fetch(`${worker.app.url}/graphql`, {
       method: 'POST',
