@@ -41,18 +41,16 @@ function supplierRequest({ request, address }: SourceQuery): SupplierRequest {
 }
 
 async function readLimited(response: Response): Promise<string> {
-  const tooLarge = new SourceError(
-    'RESPONSE_TOO_LARGE',
-    `The answer exceeds ${MAX_SUPPLIER_RESPONSE_BYTES} bytes.`,
-    false,
-  );
-  if (Number(response.headers.get('content-length') ?? 0) > MAX_SUPPLIER_RESPONSE_BYTES) throw tooLarge;
+  // Built only when thrown: an error captures a stack trace, which every answer would otherwise pay for.
+  const tooLarge = () =>
+    new SourceError('RESPONSE_TOO_LARGE', `The answer exceeds ${MAX_SUPPLIER_RESPONSE_BYTES} bytes.`, false);
+  if (Number(response.headers.get('content-length') ?? 0) > MAX_SUPPLIER_RESPONSE_BYTES) throw tooLarge();
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (!response.body) return '';
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     size += chunk.byteLength;
-    if (size > MAX_SUPPLIER_RESPONSE_BYTES) throw tooLarge;
+    if (size > MAX_SUPPLIER_RESPONSE_BYTES) throw tooLarge();
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
