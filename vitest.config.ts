@@ -14,6 +14,8 @@ const storeless = [
   'test/redis/**',
   'test/gathering/simulator/sonata-*.test.ts',
   'test/gathering/sources/mef-sonata/**',
+  // Real processes behind nginx on a PostgreSQL cluster of their own, whatever the project.
+  'test/scale-out/**',
 ];
 
 export default defineConfig({
