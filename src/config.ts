@@ -52,6 +52,14 @@ export const configSchema = z.object({
    * seconds (event streams and WebSockets are ended at once; their clients reconnect elsewhere).
    */
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().min(0).max(600).default(10),
+  /**
+   * On SIGTERM, how long the instance keeps serving before it stops taking connections, in seconds: `/readyz`
+   * answers 503 and every response carries `Connection: close`, so a balancer stops sending it traffic and
+   * keeps no connection to it that could fail under a request. Behind a balancer, set it above the
+   * balancer's health-check interval and its upstream keep-alive timeout (the shipped nginx file: 4 s);
+   * 0 (the default) stops at once.
+   */
+  SHUTDOWN_DRAIN_SECONDS: z.coerce.number().min(0).max(300).default(0),
   /** Gathering tasks run at once by the in-process worker pool. */
   GATHERING_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /**

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -63,7 +64,8 @@ export interface App {
   /** HTTP requests being answered right now, event streams included. */
   requestsInFlight(): number;
   /**
-   * Stops gracefully (issue 17): takes no new connection, answers `/readyz` 503 from the first moment,
+   * Stops gracefully (issue 17): answers `/readyz` 503 from the first moment, serves on with
+   * `Connection: close` for `SHUTDOWN_DRAIN_SECONDS`, then takes no new connection,
    * closes WebSockets with 1001 (graphql-ws clients reconnect), ends the Mercure and GraphQL event streams
    * (EventSource reconnects), stops the worker and gives its leases back, lets requests in flight finish
    * for up to `SHUTDOWN_TIMEOUT_SECONDS`, then closes what is left, Redis and the database.
@@ -142,8 +144,11 @@ export async function startApp(
     return handleRest(services, req, res, url);
   };
   const inFlight = new InFlightRequests();
+  let draining = false;
   const server = createServer((req, res) => {
     inFlight.track(req, res);
+    // Draining: the balancer must not keep a connection that could fail under its next request.
+    if (draining) res.setHeader('connection', 'close');
     const url = URL.parse(req.url ?? '/', 'http://localhost');
     const route = url ? routeLabel(url.pathname) : 'other';
     logRequest(req, res, route);
@@ -178,7 +183,10 @@ export async function startApp(
     requestsInFlight: () => inFlight.count,
     stop: () => {
       stopping ??= (async () => {
-        // From here `/readyz` answers 503 on the connections still open, and no new connection is taken.
+        // From here `/readyz` answers 503. During the drain window everything is still served, each
+        // response closing its connection; then no new connection is taken.
+        draining = true;
+        if (config.SHUTDOWN_DRAIN_SECONDS > 0) await delay(config.SHUTDOWN_DRAIN_SECONDS * 1000);
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await webSockets?.close();

@@ -77,6 +77,27 @@ describe('graceful shutdown', () => {
     expect(stopped).toBe(true);
   });
 
+  it('when the service stops with a drain window, then it serves on meanwhile, closing each connection and answering /readyz 503, and then takes no connection', async () => {
+    server = await startTestServer({ env: { ...env, SHUTDOWN_DRAIN_SECONDS: '1' } });
+    const tenant = await server.tenant();
+    const stopping = server.app.stop();
+
+    const ready = await fetch(`${server.app.url}/readyz`);
+    const list = await fetch(`${server.app.url}/availability-requests`, {
+      headers: { 'x-auth-token': tenant.api.token ?? '' },
+    });
+    expect([ready.status, ready.headers.get('connection'), await ready.json()]).toEqual([
+      503,
+      'close',
+      { status: 'not_ready', database: true, worker: true },
+    ]);
+    expect([list.status, list.headers.get('connection')]).toEqual([200, 'close']);
+    await list.arrayBuffer();
+    await stopping;
+
+    await expect(fetch(`${server.app.url}/healthz`)).rejects.toThrow();
+  });
+
   it('when the service stops, then a GraphQL SSE stream ends and a graphql-ws client is closed with 1001, and stop does not wait for them', async () => {
     server = await startTestServer({ env });
     const tenant = await server.tenant();
