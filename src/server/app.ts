@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Services } from '../context.js';

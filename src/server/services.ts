@@ -7,8 +7,8 @@ import { type AvailabilityRequestEvent, createEventBus } from '../events.js';
 import { createOfflineGeocoder, createPdokGeocoder } from '../geo/index.js';
 import { createLogger, type Logger } from '../logger.js';
 import { RateLimits } from '../rate-limits.js';
-import { requestProgress } from '../resolvers/availability-events.js';
 import { openRedisSharedState } from '../redis/shared-state.js';
+import { requestProgress } from '../resolvers/availability-events.js';
 
 /**
  * The HS256 key of `secret` (its UTF-8 bytes), imported once: jose would otherwise import a raw key on
