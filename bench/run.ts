@@ -13,6 +13,7 @@ import {
 } from './lib/report.js';
 import { loadDataset } from './lib/seed.js';
 import type { BenchContext, Measurement, Scenario } from './lib/types.js';
+import { balancedListScenario } from './scenarios/balanced.js';
 import { fanoutScenarios } from './scenarios/fanout.js';
 import { gatheringScenario } from './scenarios/gathering.js';
 import { httpScenarios } from './scenarios/http.js';
@@ -86,6 +87,7 @@ async function main(): Promise<number> {
     ...httpScenarios('postgres'),
     gatheringScenario('postgres'),
     gatheringScenario('postgres', 'split'),
+    balancedListScenario(),
   ];
   const unknown = (flags.only ?? []).filter((id) => !all.some((scenario) => scenario.id === id));
   if (unknown.length > 0) {
