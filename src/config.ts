@@ -1,4 +1,14 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
+
+/** An IPv4/IPv6 address, or one with a `/prefix` of a length its family allows. */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
 
 /**
  * Service configuration, parsed once from the environment at start-up.
@@ -9,6 +19,20 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(4000),
   /** Interface to listen on. */
   HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * The gateway's URL as suppliers reach it (e.g. `https://gateway.example.nl`, a path prefix allowed; no
+   * query): MEF LSO Sonata sellers send their hub notifications to
+   * `<PUBLIC_BASE_URL>/sonata-callbacks/<source id>/<token>/…` (docs/mef-sonata.md). Without it,
+   * `mef-sonata` sources in the notifications mode register no listener and poll instead. In shared mode
+   * every instance needs the same value: a worker registers it, an API instance receives the callbacks.
+   */
+  PUBLIC_BASE_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .refine((value) => {
+      const url = new URL(value);
+      return url.search === '' && url.hash === '';
+    }, 'must have no query or fragment')
+    .optional(),
   /**
    * The database: a SQLite file path or `:memory:` (the embedded default), or a PostgreSQL server as
    * `postgres://user:password@host:port/database` (`postgresql://` too). Any other URL (`file://…`) is
@@ -36,6 +60,31 @@ export const configSchema = z.object({
    * everything live stays inside the process, the embedded default.
    */
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  /**
+   * Comma-separated addresses or CIDR ranges of the proxies in front (e.g. `127.0.0.1` or `10.0.0.0/8`; also
+   * `loopback`, `linklocal`, `uniquelocal`): a request from one of them is attributed to the client its
+   * `X-Forwarded-For` names, for the anonymous sign-in limit (the logs keep both). Empty (the default)
+   * trusts none.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== ''),
+    )
+    .superRefine((entries, ctx) => {
+      const bad = entries.find(
+        (entry) => !['loopback', 'linklocal', 'uniquelocal'].includes(entry) && !isAddressOrRange(entry),
+      );
+      if (bad !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          message: `${JSON.stringify(bad)} is not an IP address, a CIDR range or loopback, linklocal, uniquelocal`,
+        });
+    }),
   /** Prepended to every Redis channel and key, so several deployments can share one Redis. */
   REDIS_KEY_PREFIX: z
     .string()

@@ -13,6 +13,7 @@ const defaults = {
   DATABASE_POOL_SIZE: 10,
   LOG_LEVEL: 'info',
   NODE_ENV: 'development',
+  TRUSTED_PROXIES: [],
   REDIS_KEY_PREFIX: 'gateway:',
   GATHERING_WORKER: 'on',
   SHUTDOWN_TIMEOUT_SECONDS: 10,
@@ -71,12 +72,14 @@ describe('loadConfig', () => {
     const config = loadConfig({
       PORT: '0',
       HOST: '0.0.0.0',
+      PUBLIC_BASE_URL: 'https://gateway.example.nl/api',
       DATABASE_URL: ':memory:',
       LOG_LEVEL: 'silent',
       NODE_ENV: 'production',
       TOKEN_SIGNING_SECRET: secret,
       REDIS_URL: 'redis://:secret@127.0.0.1:6380/2',
       REDIS_KEY_PREFIX: 'gw-eu:',
+      TRUSTED_PROXIES: ' 127.0.0.1, 10.0.0.0/8 ,loopback,::1',
       GATHERING_WORKER: 'off',
       GATHERING_IDLE_POLL_MS: '250',
       GATHERING_CONCURRENCY: '4',
@@ -95,6 +98,7 @@ describe('loadConfig', () => {
     expect(config).toEqual({
       PORT: 0,
       HOST: '0.0.0.0',
+      PUBLIC_BASE_URL: 'https://gateway.example.nl/api',
       DATABASE_URL: ':memory:',
       DATABASE_POOL_SIZE: 4,
       LOG_LEVEL: 'silent',
@@ -102,6 +106,7 @@ describe('loadConfig', () => {
       TOKEN_SIGNING_SECRET: secret,
       REDIS_URL: 'redis://:secret@127.0.0.1:6380/2',
       REDIS_KEY_PREFIX: 'gw-eu:',
+      TRUSTED_PROXIES: ['127.0.0.1', '10.0.0.0/8', 'loopback', '::1'],
       GATHERING_WORKER: 'off',
       SHUTDOWN_TIMEOUT_SECONDS: 10,
       SHUTDOWN_DRAIN_SECONDS: 0,
@@ -126,7 +131,11 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'http://127.0.0.1:6379'],
     ['REDIS_KEY_PREFIX', 'has space'],
     ['GATHERING_WORKER', 'maybe'],
+    ['TRUSTED_PROXIES', '127.0.0.1,10.0.0.0/33'],
+    ['TRUSTED_PROXIES', 'nginx'],
     ['GATHERING_IDLE_POLL_MS', '5'],
+    ['PUBLIC_BASE_URL', 'ftp://gateway.example.nl'],
+    ['PUBLIC_BASE_URL', 'https://gateway.example.nl/?instance=1'],
   ])('when %s is %s, then throws a ConfigError naming it', (name, value) => {
     const error = configError({ [name]: value });
 

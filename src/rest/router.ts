@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import { type RateDecision, rateLimitHeaders } from '../rate-limits.js';
 import { hashCredential, viewerForTokenHash } from '../resolvers/authentication.js';
 import { authTokenFromHeaders } from '../server/auth-header.js';
+import { clientAddress } from '../server/client-address.js';
 import { readJsonBody, sendJson } from './http.js';
 import { withIdempotency } from './idempotency.js';
 import { mercureDiscoveryLink } from './mercure-discovery.js';
@@ -84,7 +85,7 @@ export async function handleRest(
       enforce(res, await services.rateLimits.forCaller(tokenHash, viewer.instanceId));
       ctx = createContext(services, viewer);
     } else {
-      enforce(res, await services.rateLimits.forAnonymous(req.socket.remoteAddress ?? 'unknown'));
+      enforce(res, await services.rateLimits.forAnonymous(clientAddress(services.config, req)));
     }
     const body = route.body ? await readJsonBody(req) : undefined;
     const run = () => route.handle({ ctx, params, query: url.searchParams, body });

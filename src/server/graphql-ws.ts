@@ -10,11 +10,13 @@ import {
 import { MessageType } from 'graphql-ws';
 import { LRUCache } from 'lru-cache';
 import type { WebSocket } from 'ws';
+import type { Config } from '../config.js';
 import type { Context, Services, Viewer } from '../context.js';
 import { AppError } from '../errors.js';
 import { viewerForToken } from '../resolvers/authentication.js';
 import { requestProgress } from '../resolvers/availability-events.js';
 import { authTokenFromHeaders } from './auth-header.js';
+import { clientAddress } from './client-address.js';
 import {
   type createGraphQLServer,
   executeSubscriptionEvent,
@@ -31,12 +33,12 @@ interface UpgradeFacts {
   remoteAddress: string | undefined;
 }
 
-function upgradeFacts(request: IncomingMessage): UpgradeFacts {
+function upgradeFacts(config: Config, request: IncomingMessage): UpgradeFacts {
   const headerToken = authTokenFromHeaders((name) => {
     const value = request.headers[name];
     return Array.isArray(value) ? value[0] : value;
   });
-  return { headerToken, remoteAddress: request.socket.remoteAddress };
+  return { headerToken, remoteAddress: clientAddress(config, request) };
 }
 
 /** The auth token of a graphql-ws connection: `connection_init` payload `{authToken}`, else the upgrade's. */
@@ -279,7 +281,7 @@ export function serveGraphQLOverWebSocket(
     },
     {
       path: '/graphql',
-      describe: upgradeFacts,
+      describe: (request: IncomingMessage) => upgradeFacts(services.config, request),
       logger: services.logger.child({ component: 'graphql-ws' }),
       production,
     },

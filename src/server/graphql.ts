@@ -21,6 +21,7 @@ import { rateLimitHeaders } from '../rate-limits.js';
 import { hashCredential, viewerForTokenHash } from '../resolvers/authentication.js';
 import { schema } from '../schema/index.js';
 import { authTokenFromHeaders } from './auth-header.js';
+import { clientAddress } from './client-address.js';
 import { graphqlIdempotency } from './graphql-idempotency.js';
 import { compiledExecution } from './graphql-jit.js';
 import { graphqlLimits } from './graphql-limits.js';
@@ -202,7 +203,7 @@ export function createGraphQLServer(services: Services, options: { plugins?: Plu
         token:
           initial.authToken ??
           (initial.request ? authTokenFromHeaders((name) => initial.request?.headers.get(name)) : null),
-        remoteAddress: initial.req?.socket.remoteAddress ?? initial.remoteAddress,
+        remoteAddress: initial.req ? clientAddress(services.config, initial.req) : initial.remoteAddress,
       }),
   });
 }
