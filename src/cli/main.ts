@@ -19,6 +19,7 @@ import {
 import { zodProblems } from '../resolvers/validation.js';
 import { camelizeBody, snakePath } from '../rest/keys.js';
 import { createServices } from '../server/services.js';
+import { addSonataCommand, sonataOutput } from './sonata.js';
 
 /*
  * The operator CLI: `npm run --silent cli -- <command>`. Works on the same DATABASE_URL as a running
@@ -188,7 +189,10 @@ instanceProduct
     }),
   );
 
-/** A source as the CLI prints it; credentials are never printed. */
+/**
+ * A source as the CLI prints it; credentials are never printed. A `mef-sonata` source adds `sonata`, its
+ * settings without the client secret (`oauth2.has_client_secret` instead).
+ */
 function sourceOutput(source: SourceRow) {
   return {
     id: source.id,
@@ -202,6 +206,7 @@ function sourceOutput(source: SourceRow) {
     has_credentials: source.credentials !== null,
     timeout_ms: source.timeoutMs,
     concurrency: source.concurrency,
+    ...sonataOutput(source),
   };
 }
 
@@ -257,6 +262,9 @@ source
         ),
       ),
   );
+addSonataCommand(source, (instance, input) =>
+  withServices(async (services) => sourceOutput(await registerInstanceSource(services, instance, input))),
+);
 for (const [name, enabled] of [
   ['enable', true],
   ['disable', false],

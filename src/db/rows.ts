@@ -26,6 +26,7 @@ export type {
   CatalogValueSets,
   NewSource,
   SourceRow,
+  SourceSettingsUpdate,
 } from './sqlite/queries/catalog.js';
 export type {
   CustomerRecord,

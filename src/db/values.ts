@@ -27,6 +27,23 @@ export type GatheringTaskStatus = (typeof gatheringTaskStatuses)[number];
 export const sourceTypes = ['catalog', 'http', 'mef-sonata'] as const;
 export type SourceType = (typeof sourceTypes)[number];
 
+/**
+ * The non-secret settings of a source whose type takes some (`mef-sonata`: everything of its settings but
+ * the base URL, kept in `endpoint_url`, and the client secret, kept in `credentials`; docs/mef-sonata.md).
+ * The store keeps them as given; the source's adapter validates them where they are written and read.
+ */
+export type StoredSourceSettings = { readonly [key: string]: unknown };
+
+/**
+ * A `mef-sonata` source's hub listeners at its seller (the adapter's `SonataHubListeners`): what they were
+ * registered for, and the `EventSubscription.id` per API, null when the seller sends no notifications.
+ */
+export interface StoredHubListeners {
+  fingerprint: string;
+  poq: string | null;
+  quote: string | null;
+}
+
 /** Kinds of quote lines, by the catalogue their product comes from. */
 export const quoteLineKinds = [
   'availability_request_product',

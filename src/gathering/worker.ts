@@ -47,7 +47,8 @@ export function retryDelayMs(attempt: number, random: () => number = Math.random
  * The in-process gathering worker pool. It claims durable tasks with a lease, asks each task's source
  * adapter for offers, keeps those inside the request's filters, prices them with the request's price
  * plan (purchase and sale prices are both kept), and stores them with the task's
- * completion in one transaction (see `completeTasks`). Tasks survive restarts: a graceful stop gives its
+ * completion — and the adapter's note on what it left out, when it gives one (`fetchAnswer`) — in one
+ * transaction (see `completeTasks`). Tasks survive restarts: a graceful stop gives its
  * leases back, a crash leaves them to expire.
  */
 export class GatheringWorker {
@@ -61,9 +62,9 @@ export class GatheringWorker {
   private pumpRun: Promise<void> | null = null;
   private pumpAgain = false;
   private pumpScheduled = false;
-  /** Finished tasks waiting for this turn's completion transaction (see {@link complete}). */
   /** Whether a completion batch is being stored (see {@link complete}). */
   private completing = false;
+  /** Finished tasks waiting for the next completion batch (see {@link complete}). */
   private readonly completions: {
     completion: TaskCompletion;
     resolve: (change: ChangedRequest | null) => void;
@@ -193,12 +194,10 @@ export class GatheringWorker {
     try {
       if (!adapter)
         throw new SourceError('NO_ADAPTER', `No adapter for source type ${task.source.type}.`, false);
-      const offers = await adapter.fetchOffers({
-        source: task.source,
-        request: task.request,
-        address: task.address,
-        signal,
-      });
+      const query = { source: task.source, request: task.request, address: task.address, signal };
+      const { offers, note } = adapter.fetchAnswer
+        ? await adapter.fetchAnswer(query)
+        : { offers: await adapter.fetchOffers(query), note: null };
       fetchMs = performance.now() - startedAt;
       const plan = await db.loadPricingPlan(task.request.pricePlanId);
       if (!plan) throw new SourceError('NO_PRICE_PLAN', 'The request’s price plan no longer exists.', false);
@@ -210,6 +209,7 @@ export class GatheringWorker {
         owner: this.owner,
         now: clock.now(),
         products,
+        note,
       });
       if (change) this.options.onChange(change);
       else log().warn('lease lost before the task completed; its result was discarded');

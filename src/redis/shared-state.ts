@@ -4,6 +4,7 @@ import { closeRedis, openRedis } from './connection.js';
 import { type EventProgress, RedisEventHistory } from './event-history.js';
 import { RedisEventTarget } from './event-target.js';
 import { RedisGatheringWakeups } from './gathering-wakeups.js';
+import { RedisSonataNotifications } from './sonata-notifications.js';
 
 /** What instances share through Redis when `REDIS_URL` is set (issue 17). */
 export interface RedisSharedState {
@@ -13,6 +14,8 @@ export interface RedisSharedState {
   history: RedisEventHistory;
   /** Wake-ups of every instance's gathering worker. */
   wakeups: RedisGatheringWakeups;
+  /** MEF Sonata hub notifications, from the instance the seller called to every process's inbox. */
+  sonataNotifications: RedisSonataNotifications;
   /** The connection for commands (rate-limit counters, publishing); not in subscriber mode. */
   commands: Redis;
   /** Closes both connections. */
@@ -53,10 +56,11 @@ export async function openRedisSharedState(
   const history = new RedisEventHistory(commands, prefix, options.historySize);
   const events = new RedisEventTarget(history, subscriber, prefix, log, options.progress);
   const wakeups = new RedisGatheringWakeups(commands, subscriber, prefix, log);
+  const sonataNotifications = new RedisSonataNotifications(commands, subscriber, prefix, log);
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
-      Promise.all([events.ready, wakeups.ready]),
+      Promise.all([events.ready, wakeups.ready, sonataNotifications.ready]),
       new Promise((_, reject) => {
         timer = setTimeout(
           () => reject(new Error(`Redis at REDIS_URL did not answer within ${timeoutMs / 1000} s`)),
@@ -70,5 +74,5 @@ export async function openRedisSharedState(
   } finally {
     clearTimeout(timer);
   }
-  return { events, history, wakeups, commands, close };
+  return { events, history, wakeups, sonataNotifications, commands, close };
 }

@@ -103,8 +103,15 @@ const AvailabilityRequestSource = builder.objectRef<SourceOutcome>('Availability
     status: t.field({ type: SourceOutcomeStatus, resolve: (o) => o.status }),
     attempts: t.exposeInt('attempts'),
     productCount: t.exposeInt('productCount'),
-    errorCode: t.exposeString('errorCode', { nullable: true }),
-    errorMessage: t.exposeString('errorMessage', { nullable: true }),
+    errorCode: t.exposeString('errorCode', {
+      nullable: true,
+      description:
+        'Why the source failed; on a succeeded source, what part of its answer gave no product (e.g. SONATA_PARTLY_DECLINED).',
+    }),
+    errorMessage: t.exposeString('errorMessage', {
+      nullable: true,
+      description: 'The same in words, e.g. "10 offers; declined: 7 not serviceable".',
+    }),
   }),
 });
 

@@ -27,6 +27,7 @@ import { createRequestLogger } from './request-log.js';
 import { routeLabel } from './route-label.js';
 import { createServices } from './services.js';
 import type { SharedSubscriptions } from './shared-subscriptions.js';
+import { createSonataWiring } from './sonata-callbacks.js';
 
 /**
  * What `/readyz` reports: ready only while the database answers and the worker runs (where this instance
@@ -96,6 +97,7 @@ export async function startApp(
     eventStreamConnections: () => mercure.connectionCount,
     rateLimitStoreFailures: () => services.rateLimits.storeFailures,
   });
+  const sonata = await createSonataWiring(services);
   worker = new GatheringWorker({
     db: services.db,
     logger: services.logger.child({ component: 'gathering' }),
@@ -103,6 +105,7 @@ export async function startApp(
     adapters: new Map<SourceType, SourceAdapter>([
       ['catalog', createCatalogSource(services.db, { latencyScale: config.SOURCE_LATENCY_SCALE })],
       ['http', createHttpSource({ now: () => services.clock.now() })],
+      ['mef-sonata', sonata.source],
     ]),
     concurrency: config.GATHERING_CONCURRENCY,
     idlePollMs: config.GATHERING_IDLE_POLL_MS,
@@ -133,6 +136,7 @@ export async function startApp(
     if (url.pathname === '/metrics') return metrics.serve(req, res);
     if (role === 'worker')
       return sendProblem(res, new AppError('NOT_FOUND', 'A worker serves only its probes.'));
+    if (sonata.serves(url.pathname)) return sonata.handle(req, res, url);
     if (url.pathname === '/graphql') {
       const refusal = graphqlBodyRefusal(req.headers);
       if (refusal) return sendGraphQLRefusal(res, refusal);

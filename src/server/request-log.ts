@@ -23,12 +23,18 @@ export function requestIdOf(header: string | string[] | undefined): string {
   return typeof header === 'string' && SANE_REQUEST_ID.test(header) ? header : randomUUID();
 }
 
+/** A Sonata callback path: its third segment is the source's callback token (`sonata-callbacks.ts`). */
+const SONATA_CALLBACK = /^(\/sonata-callbacks\/[^/?]*\/)[^/?]+/;
+
 /**
- * A request target safe to log: the path as sent, and the query string with the value of every
- * credential parameter (e.g. the `sse_jwt` in `/.well-known/mercure?authorization=…`) replaced by
- * `[redacted]`. Names are decoded as the server decodes them, so an encoded name is redacted too.
+ * A request target safe to log: the path as sent — but for the callback token in a Sonata callback path
+ * (`/sonata-callbacks/<source id>/[redacted]/…`), with which anyone could forge notifications — and the
+ * query string with the value of every credential parameter (e.g. the `sse_jwt` in
+ * `/.well-known/mercure?authorization=…`) replaced by `[redacted]`. Names are decoded as the server
+ * decodes them, so an encoded name is redacted too.
  */
-export function loggableUrl(target: string): string {
+export function loggableUrl(url: string): string {
+  const target = url.startsWith('/sonata-callbacks/') ? url.replace(SONATA_CALLBACK, `$1${REDACTED}`) : url;
   const start = target.indexOf('?');
   if (start < 0) return target;
   const query = target

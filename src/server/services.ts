@@ -3,6 +3,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Services } from '../context.js';
 import { openStore } from '../db/open.js';
+import type { Store } from '../db/store.js';
 import { type AvailabilityRequestEvent, createEventBus } from '../events.js';
 import { createOfflineGeocoder, createPdokGeocoder } from '../geo/index.js';
 import { createLogger, type Logger } from '../logger.js';
@@ -91,4 +92,13 @@ export async function createServices(
       : wakeLocal,
     redis,
   };
+}
+
+/**
+ * The key of the MEF Sonata notification callbacks' tokens (see `SonataNotificationInbox`): 32 random bytes
+ * generated on first start and kept in the database, like the `sse_jwt` key, so every instance and every
+ * restart issues and checks the same callback tokens.
+ */
+export function sonataCallbackSecret(db: Store): Promise<string> {
+  return db.getOrCreateSetting('sonata_callback_secret', randomBytes(32).toString('base64url'));
 }

@@ -154,6 +154,34 @@ const fixtures: Record<string, IdCheck[]> = {
       }),
     },
   ],
+  'updateSonataSource(id)': [
+    {
+      kind: 'source',
+      expects: 'NOT_FOUND',
+      operation: (id) => ({
+        query: `mutation ($id: ID!, $sonata: SonataSettingsInput!) {
+          updateSonataSource(id: $id, sonata: $sonata) { source { id } } }`,
+        variables: {
+          id,
+          sonata: {
+            baseUrl: 'https://sonata.hijack.example',
+            oauth2: { tokenUrl: 'https://sonata.hijack.example/token', clientId: 'x', clientSecret: 'x' },
+            buyerContact: { name: 'X', emailAddress: 'x@hijack.example', number: '1' },
+            productOfferings: [
+              {
+                productOfferingId: 'x',
+                technologyType: 'FIBER',
+                connectionType: 'DIA',
+                bandwidths: [{ download: 1000, upload: 1000 }],
+                contractTerms: [12],
+              },
+            ],
+            interaction: 'INSTANT',
+          },
+        },
+      }),
+    },
+  ],
   'updateInstanceProduct(id)': (['instanceProduct', 'mandatoryProduct'] as const).map((kind) => ({
     kind,
     expects: 'NOT_FOUND' as const,

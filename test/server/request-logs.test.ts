@@ -178,6 +178,11 @@ describe('request logs', () => {
     );
     expect(loggableUrl('/a?auth%5Ftoken=t&q=a+b&c+d=e')).toBe('/a?auth%5Ftoken=[redacted]&q=a+b&c+d=e');
     expect(loggableUrl('/a?topic=x%2Fy')).toBe('/a?topic=x%2Fy');
+    expect(loggableUrl('/sonata-callbacks/src_1/abc123/mefApi/listener/poqStateChangeEvent?x=1')).toBe(
+      '/sonata-callbacks/src_1/[redacted]/mefApi/listener/poqStateChangeEvent?x=1',
+    );
+    expect(loggableUrl('/sonata-callbacks/src_1/abc123')).toBe('/sonata-callbacks/src_1/[redacted]');
+    expect(loggableUrl('/sonata-callbacks/src_1')).toBe('/sonata-callbacks/src_1');
     expect(loggableUrl('/a')).toBe('/a');
   });
 });

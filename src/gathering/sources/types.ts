@@ -41,6 +41,21 @@ export class SourceError extends Error {
   }
 }
 
+/**
+ * What a source left out of an answer that did give offers, with a stable code, e.g.
+ * `SONATA_PARTLY_DECLINED` / `3 offers; declined: 5 not serviceable`.
+ */
+export interface SourceNote {
+  code: string;
+  message: string;
+}
+
+/** A source's answer: its offers, and a note on what it left out (null when nothing). */
+export interface SourceAnswer {
+  offers: SourceOffer[];
+  note: SourceNote | null;
+}
+
 /** A source adapter: one kind of supplier system. */
 export interface SourceAdapter {
   readonly type: SourceType;
@@ -51,4 +66,11 @@ export interface SourceAdapter {
    * @throws {SourceError} for a failure of the source; an abort rejects with the signal's reason.
    */
   fetchOffers(query: SourceQuery): Promise<SourceOffer[]>;
+  /**
+   * Like {@link fetchOffers}, with a note the engine stores on the request's source outcome beside the
+   * products (its `error` stays set on a succeeded source). Adapters without anything to note leave it out.
+   *
+   * @throws as {@link fetchOffers}.
+   */
+  fetchAnswer?(query: SourceQuery): Promise<SourceAnswer>;
 }

@@ -94,7 +94,7 @@ export const productSchema = named(
 
 export const sourceOutcomeSchema = named(
   'AvailabilityRequestSource',
-  "One matching source's gathering task for a request: its status and, when it failed, the error.",
+  "One matching source's gathering task for a request: its status and, when it failed, the error; a succeeded source that left part of its answer out says what in `error` too (e.g. `SONATA_PARTLY_DECLINED`: items a carrier could not serve).",
   z.strictObject({
     source_id: id(),
     name: z.string(),

@@ -244,6 +244,8 @@ describe('the catalogue on PostgreSQL', () => {
       latencyMaxMs: 20,
       endpointUrl: null,
       credentials: null,
+      settings: null,
+      hubListeners: null,
       timeoutMs: 10_000,
       concurrency: 4,
       createdAt: T0,
@@ -263,6 +265,8 @@ describe('the catalogue on PostgreSQL', () => {
       instanceId: 'ins_a',
       latencyMinMs: 0,
       latencyMaxMs: 0,
+      settings: null,
+      hubListeners: null,
       createdAt: T1,
       updatedAt: T1,
     });

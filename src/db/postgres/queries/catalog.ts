@@ -3,7 +3,15 @@ import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { CatalogFile } from '../../../gathering/sources/catalog-file.js';
 import { newId } from '../../../ids.js';
 import { catalogOfferRows } from '../../catalog-offer-rows.js';
-import type { CatalogOfferRow, CatalogValueSets, NewSource, SourceRow, SourceType } from '../../rows.js';
+import type {
+  CatalogOfferRow,
+  CatalogValueSets,
+  NewSource,
+  SourceRow,
+  SourceSettingsUpdate,
+  SourceType,
+  StoredHubListeners,
+} from '../../rows.js';
 import { valueSetsCache } from '../../value-sets.js';
 import type { PostgresDb } from '../client.js';
 import { preparedQuery } from '../prepared.js';
@@ -244,6 +252,8 @@ export async function insertSource(
     instanceId,
     latencyMinMs: 0,
     latencyMaxMs: 0,
+    settings: input.settings ?? null,
+    hubListeners: null,
     createdAt: now,
     updatedAt: now,
   };
@@ -274,4 +284,58 @@ export async function setSourceEnabled(
     .where(and(eq(sources.instanceId, instanceId), eq(sources.id, id)))
     .returning();
   return row;
+}
+
+/**
+ * Replaces the settings of a source of an instance and forgets its hub listeners (they were registered for
+ * the settings before; the caller deletes them at the seller), in one transaction; the row is locked
+ * first, so the `previous` returned is the one replaced.
+ *
+ * @returns the source before and after, or undefined when it is not the instance's.
+ */
+export async function replaceSourceSettings(
+  db: PostgresDb,
+  instanceId: string,
+  id: string,
+  input: SourceSettingsUpdate,
+  now: Date,
+): Promise<{ previous: SourceRow; source: SourceRow } | undefined> {
+  return db.transaction(async (tx) => {
+    const ofInstance = and(eq(sources.instanceId, instanceId), eq(sources.id, id));
+    const [previous] = await tx.select().from(sources).where(ofInstance).for('update');
+    if (!previous) return undefined;
+    const [source] = await tx
+      .update(sources)
+      .set({
+        endpointUrl: input.endpointUrl,
+        credentials: input.credentials ?? previous.credentials,
+        settings: input.settings,
+        hubListeners: null,
+        updatedAt: now,
+      })
+      .where(ofInstance)
+      .returning();
+    return source ? { previous, source } : undefined;
+  });
+}
+
+/** A source's hub listeners as kept (see `StoredHubListeners`), or null (none, or no such source). */
+export async function getSourceHubListeners(
+  db: PostgresDb,
+  sourceId: string,
+): Promise<StoredHubListeners | null> {
+  const [row] = await db
+    .select({ hubListeners: sources.hubListeners })
+    .from(sources)
+    .where(eq(sources.id, sourceId));
+  return row?.hubListeners ?? null;
+}
+
+/** Keeps (or, with null, forgets) a source's hub listeners; `updated_at` stays: they are not its settings. */
+export async function setSourceHubListeners(
+  db: PostgresDb,
+  sourceId: string,
+  listeners: StoredHubListeners | null,
+): Promise<void> {
+  await db.update(sources).set({ hubListeners: listeners }).where(eq(sources.id, sourceId));
 }

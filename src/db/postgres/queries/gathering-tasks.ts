@@ -195,7 +195,8 @@ export async function completeTask(
 }
 
 /**
- * {@link completeTask} for several tasks in one transaction. Each task is still fenced by its own lease.
+ * {@link completeTask} for several tasks in one transaction. Each task is still fenced by its own lease;
+ * its `note` (see `TaskCompletion`) goes to `error_code` / `error_message`, none clears them.
  *
  * Race-free on PostgreSQL: each task moves from `running` (leased to its owner) to `succeeded` by an
  * `UPDATE ... WHERE lease_owner = owner AND status = 'running' RETURNING`, which waits for a concurrent
@@ -239,12 +240,14 @@ export async function completeTasks(
       instance_id: string;
       availability_request_id: string;
       source_id: string;
-    }>(sql`update ${t} set status = 'succeeded', lease_owner = null, lease_expires_at = null, error_code = null,
-             error_message = null, finished_at = c.now, updated_at = c.now
+    }>(sql`update ${t} set status = 'succeeded', lease_owner = null, lease_expires_at = null,
+             error_code = c.note_code, error_message = c.note_message, finished_at = c.now, updated_at = c.now
            from unnest(${sql.param(fenced.map((input) => input.taskId))}::bigint[],
                        ${sql.param(fenced.map((input) => input.owner))}::text[],
-                       ${sql.param(fenced.map((input) => input.now.toISOString()))}::timestamptz[])
-             as c(id, owner, now)
+                       ${sql.param(fenced.map((input) => input.now.toISOString()))}::timestamptz[],
+                       ${sql.param(fenced.map((input) => input.note?.code ?? null))}::text[],
+                       ${sql.param(fenced.map((input) => input.note?.message ?? null))}::text[])
+             as c(id, owner, now, note_code, note_message)
            where ${t.id} = c.id and ${t.leaseOwner} = c.owner and ${t.status} = 'running'
            returning ${t.id}, ${t.instanceId}, ${t.availabilityRequestId}, ${t.sourceId}`);
     for (const row of won.rows) {

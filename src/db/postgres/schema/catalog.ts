@@ -1,5 +1,5 @@
 import { bigint, boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { sourceTypes } from '../../values.js';
+import { type StoredHubListeners, type StoredSourceSettings, sourceTypes } from '../../values.js';
 import { idColumn, instant, timestamps } from './columns.js';
 import { instances } from './tenancy.js';
 
@@ -23,10 +23,17 @@ export const sources = pgTable(
     /** Simulated answer time of a catalogue source, in milliseconds. */
     latencyMinMs: integer().notNull().default(0),
     latencyMaxMs: integer().notNull().default(0),
-    /** `http` sources: the supplier's availability endpoint. */
+    /** `http` sources: the supplier's availability endpoint; `mef-sonata` sources: the seller's base URL. */
     endpointUrl: text(),
-    /** `http` sources: the bearer credential sent to the supplier; never returned by the API. */
+    /**
+     * `http` sources: the bearer credential sent to the supplier; `mef-sonata` sources: the OAuth2 client
+     * secret. Never returned by any API.
+     */
     credentials: text(),
+    /** `mef-sonata` sources: the settings besides the base URL and the client secret. */
+    settings: jsonb().$type<StoredSourceSettings>(),
+    /** `mef-sonata` sources: the hub listeners registered at the seller, so no restart registers again. */
+    hubListeners: jsonb().$type<StoredHubListeners>(),
     /** Time allowed for one call to the source, in milliseconds. */
     timeoutMs: integer().notNull().default(10_000),
     /** Calls to the source in flight at once (bulkhead). */

@@ -4,7 +4,7 @@ import type { CatalogFile } from '../../../gathering/sources/catalog-file.js';
 import { newId } from '../../../ids.js';
 import { catalogOfferRows } from '../../catalog-offer-rows.js';
 import { valueSetsCache } from '../../value-sets.js';
-import type { SourceType } from '../../values.js';
+import type { SourceType, StoredHubListeners, StoredSourceSettings } from '../../values.js';
 import type { SqliteDb } from '../client.js';
 import { preparedQuery } from '../prepared.js';
 import {
@@ -256,7 +256,7 @@ const offersOfSource = preparedQuery((db) =>
     .prepare(),
 );
 
-/** A source to register (an `http` supplier). */
+/** A source to register (an `http` supplier, or a `mef-sonata` seller with its `settings`). */
 export type NewSource = Pick<
   SourceRow,
   | 'key'
@@ -269,7 +269,7 @@ export type NewSource = Pick<
   | 'credentials'
   | 'timeoutMs'
   | 'concurrency'
->;
+> & { settings?: StoredSourceSettings | null };
 
 /** Registers a source in an instance. Throws SQLite's UNIQUE error for a taken key (callers check first). */
 export async function insertSource(
@@ -284,6 +284,8 @@ export async function insertSource(
     instanceId,
     latencyMinMs: 0,
     latencyMaxMs: 0,
+    settings: input.settings ?? null,
+    hubListeners: null,
     createdAt: now,
     updatedAt: now,
   };
@@ -315,4 +317,70 @@ export async function setSourceEnabled(
     .where(and(eq(sources.instanceId, instanceId), eq(sources.id, id)))
     .returning()
     .get();
+}
+
+/** What {@link replaceSourceSettings} writes: a `mef-sonata` source's settings, split as they are kept. */
+export interface SourceSettingsUpdate {
+  endpointUrl: string;
+  /** The secret; null keeps the stored one. */
+  credentials: string | null;
+  settings: StoredSourceSettings;
+}
+
+/**
+ * Replaces the settings of a source of an instance and forgets its hub listeners (they were registered for
+ * the settings before; the caller deletes them at the seller), in one transaction.
+ *
+ * @returns the source before and after, or undefined when it is not the instance's.
+ */
+export async function replaceSourceSettings(
+  db: SqliteDb,
+  instanceId: string,
+  id: string,
+  input: SourceSettingsUpdate,
+  now: Date,
+): Promise<{ previous: SourceRow; source: SourceRow } | undefined> {
+  return db.transaction(
+    (tx) => {
+      const ofInstance = and(eq(sources.instanceId, instanceId), eq(sources.id, id));
+      const previous = tx.select().from(sources).where(ofInstance).get();
+      if (!previous) return undefined;
+      const source = tx
+        .update(sources)
+        .set({
+          endpointUrl: input.endpointUrl,
+          credentials: input.credentials ?? previous.credentials,
+          settings: input.settings,
+          hubListeners: null,
+          updatedAt: now,
+        })
+        .where(ofInstance)
+        .returning()
+        .get();
+      return { previous, source };
+    },
+    { behavior: 'immediate' },
+  );
+}
+
+/** A source's hub listeners as kept (see `StoredHubListeners`), or null (none, or no such source). */
+export async function getSourceHubListeners(
+  db: SqliteDb,
+  sourceId: string,
+): Promise<StoredHubListeners | null> {
+  const row = db
+    .select({ hubListeners: sources.hubListeners })
+    .from(sources)
+    .where(eq(sources.id, sourceId))
+    .get();
+  return row?.hubListeners ?? null;
+}
+
+/** Keeps (or, with null, forgets) a source's hub listeners; `updated_at` stays: they are not its settings. */
+export async function setSourceHubListeners(
+  db: SqliteDb,
+  sourceId: string,
+  listeners: StoredHubListeners | null,
+): Promise<void> {
+  db.update(sources).set({ hubListeners: listeners }).where(eq(sources.id, sourceId)).run();
 }

@@ -201,6 +201,12 @@ export interface TaskCompletion {
   owner: string;
   now: Date;
   products: GatheredProduct[];
+  /**
+   * What the source left out of a successful answer (e.g. items a Sonata seller declined), kept in the
+   * task's `error_code` / `error_message` so the request's source outcome shows it beside the products;
+   * absent or null clears them.
+   */
+  note?: { code: string; message: string } | null;
 }
 
 /**
@@ -219,7 +225,13 @@ export async function completeTasks(
     () =>
       completions.map((input) => {
         const nowMs = input.now.getTime();
-        const task = succeed.get({ taskId: input.taskId, owner: input.owner, nowMs });
+        const task = succeed.get({
+          taskId: input.taskId,
+          owner: input.owner,
+          nowMs,
+          noteCode: input.note?.code ?? null,
+          noteMessage: input.note?.message ?? null,
+        });
         if (!task) return null;
         for (const product of input.products) {
           insertProduct.run({
@@ -239,7 +251,10 @@ export async function completeTasks(
   );
 }
 
-/** Marks a task succeeded while `owner` holds its lease; returns the task, or nothing when the lease is lost. */
+/**
+ * Marks a task succeeded while `owner` holds its lease, with its note (or none); returns the task, or
+ * nothing when the lease is lost.
+ */
 const succeedTask = preparedQuery((db) =>
   db
     .update(gatheringTasks)
@@ -247,8 +262,8 @@ const succeedTask = preparedQuery((db) =>
       status: 'succeeded',
       leaseOwner: null,
       leaseExpiresAt: null,
-      errorCode: null,
-      errorMessage: null,
+      errorCode: sql`${sql.placeholder('noteCode')}`,
+      errorMessage: sql`${sql.placeholder('noteMessage')}`,
       finishedAt: sql`${sql.placeholder('nowMs')}`,
       updatedAt: sql`${sql.placeholder('nowMs')}`,
     })

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { sourceTypes } from '../../values.js';
+import { type StoredHubListeners, type StoredSourceSettings, sourceTypes } from '../../values.js';
 import { idColumn, timestamps } from './columns.js';
 import { instances } from './tenancy.js';
 
@@ -27,10 +27,17 @@ export const sources = sqliteTable(
     /** Simulated answer time of a catalogue source, in milliseconds. */
     latencyMinMs: integer().notNull().default(0),
     latencyMaxMs: integer().notNull().default(0),
-    /** `http` sources: the supplier's availability endpoint. */
+    /** `http` sources: the supplier's availability endpoint; `mef-sonata` sources: the seller's base URL. */
     endpointUrl: text(),
-    /** `http` sources: the bearer credential sent to the supplier; never returned by the API. */
+    /**
+     * `http` sources: the bearer credential sent to the supplier; `mef-sonata` sources: the OAuth2 client
+     * secret. Never returned by any API.
+     */
     credentials: text(),
+    /** `mef-sonata` sources: the settings besides the base URL and the client secret. */
+    settings: text({ mode: 'json' }).$type<StoredSourceSettings>(),
+    /** `mef-sonata` sources: the hub listeners registered at the seller, so no restart registers again. */
+    hubListeners: text({ mode: 'json' }).$type<StoredHubListeners>(),
     /** Time allowed for one call to the source, in milliseconds. */
     timeoutMs: integer().notNull().default(10_000),
     /** Calls to the source in flight at once (bulkhead). */

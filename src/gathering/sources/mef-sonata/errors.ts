@@ -25,7 +25,8 @@ import { SourceError } from '../types.js';
  * | `SONATA_NO_PRICE` | qualified items were quoted, but no quote item carried a recurring price | `QuoteItem.quoteItemPrice` |
  *
  * The last five are raised only when nothing at all became an offer; a partly answered query returns its
- * offers and reports the rest (see `SonataDeclinedItem`).
+ * offers and reports the rest (see `SonataDeclinedItem`), which the engine shows on the succeeded source as
+ * the note `SONATA_PARTLY_DECLINED` (see `partlyDeclinedNote`).
  */
 export const sonataErrorCodes = [
   'SONATA_BAD_REQUEST',

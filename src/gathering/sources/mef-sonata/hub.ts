@@ -86,26 +86,9 @@ export class SonataHub {
     return registering;
   }
 
-  /**
-   * Deletes the source's listeners (`DELETE /hub/{id}`, 204; a 404 or 501 counts as gone), e.g. when the
-   * source is removed or leaves the notifications mode, and forgets them.
-   */
-  async unregister(scope: SonataCallScope): Promise<void> {
-    const kept = await this.registrations.get(scope.source.id);
-    if (!kept) return;
-    for (const api of ['poq', 'quote'] as const) {
-      const id = kept[api];
-      if (!id) continue;
-      await this.client.call(scope, {
-        api,
-        method: 'DELETE',
-        path: `/hub/${encodeURIComponent(id)}`,
-        expect: [204],
-        tolerate: [404, 501],
-        what: `${api === 'poq' ? 'POQ' : 'Quote'} hub listener delete`,
-      });
-    }
-    await this.registrations.set(scope.source.id, null);
+  /** Deletes the source's listeners and forgets them; see {@link deleteHubListeners}. */
+  unregister(scope: SonataCallScope): Promise<void> {
+    return deleteHubListeners(this.client, this.registrations, scope);
   }
 
   private async register(scope: SonataCallScope, fingerprint: string): Promise<SonataHubListeners> {
@@ -146,4 +129,33 @@ export class SonataHub {
       )
       .digest('base64url');
   }
+}
+
+/**
+ * Deletes a source's kept listeners at its seller (`DELETE /hub/{id}` of POQ and Quote, 204; a 404 or 501
+ * counts as gone), e.g. when the source is disabled or leaves the notifications mode, then forgets them.
+ * Needs no inbox: it runs wherever the source is changed (the API process, the CLI).
+ *
+ * @throws {SourceError} when a delete fails otherwise (after the policy's retries); nothing is forgotten then.
+ */
+export async function deleteHubListeners(
+  client: SonataClient,
+  registrations: SonataHubRegistrations,
+  scope: SonataCallScope,
+): Promise<void> {
+  const kept = await registrations.get(scope.source.id);
+  if (!kept) return;
+  for (const api of ['poq', 'quote'] as const) {
+    const id = kept[api];
+    if (!id) continue;
+    await client.call(scope, {
+      api,
+      method: 'DELETE',
+      path: `/hub/${encodeURIComponent(id)}`,
+      expect: [204],
+      tolerate: [404, 501],
+      what: `${api === 'poq' ? 'POQ' : 'Quote'} hub listener delete`,
+    });
+  }
+  await registrations.set(scope.source.id, null);
 }

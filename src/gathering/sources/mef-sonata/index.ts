@@ -1,7 +1,7 @@
 /*
  * The `mef-sonata` source: the gateway as a buyer of MEF LSO Sonata (POQ 7.0.1, Quote 8.0.1), mapped as
  * docs/mef-sonata-mapping.md says. What the wiring needs: the adapter, its settings, the notification
- * inbox and callback handler, the hub registration store and the error codes.
+ * inbox and callback handler, the hub registration stores, how settings are stored, and the error codes.
  */
 
 export { type SonataErrorCode, sonataErrorCodes } from './errors.js';
@@ -20,7 +20,7 @@ export {
   sonataNotificationPaths,
 } from './notification-handler.js';
 export type { SonataDeclinedItem, SonataDeclineReason } from './offers.js';
-export { declinedSummary, emptyGatheringError } from './outcome.js';
+export { declinedSummary, emptyGatheringError, partlyDeclinedNote } from './outcome.js';
 export {
   redactedSonataSettings,
   type SonataInteraction,
@@ -30,3 +30,9 @@ export {
   sonataSourceSettingsSchema,
 } from './settings.js';
 export { createMefSonataSource, type MefSonataSource, type MefSonataSourceOptions } from './source.js';
+export {
+  shownSonataSettings,
+  sonataSourceColumns,
+  storedHubRegistrations,
+  storedSonataSettings,
+} from './stored.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { SonataApi } from './client.js';
-import type { SonataNotificationInbox } from './inbox.js';
+import type { SonataNotification, SonataNotificationInbox } from './inbox.js';
 
 /**
  * The notification APIs' base paths and listener resources, from the buyer-side documents (MEF 87 POQ
@@ -77,10 +77,16 @@ export interface SonataNotificationResponse {
  * - 400 `Error400` (`invalidBody`) when the body is not the documents' `Event`, its `eventType` is not
  *   the listener's, or its `buyerId`/`sellerId` are not the source's (docs/mef-sonata-mapping.md §5);
  * - 204 otherwise, also for an event delivered before (it changes nothing the second time).
+ *
+ * @param deliver takes an accepted event in (default: `inbox.deliver`); the gateway's route also hands it
+ *   to the other processes (`src/server/sonata-callbacks.ts`).
  */
 export function handleSonataNotification(
   inbox: SonataNotificationInbox,
   request: SonataNotificationRequest,
+  deliver: (notification: SonataNotification) => void = (notification) => {
+    inbox.deliver(notification);
+  },
 ): SonataNotificationResponse {
   const match = /^\/([^/]*)(\/.*)?$/.exec(request.path);
   const token = match?.[1] ?? '';
@@ -110,7 +116,7 @@ export function handleSonataNotification(
   if (!inbox.idsFit(request.sourceId, event.event)) {
     return invalidBody('The event names another buyerId or sellerId than the source registered with.');
   }
-  inbox.deliver({
+  deliver({
     sourceId: request.sourceId,
     api: listener.api,
     eventId: event.eventId,

@@ -1,4 +1,4 @@
-import { SourceError } from '../types.js';
+import { SourceError, type SourceNote } from '../types.js';
 import type { SonataGathering } from './gather.js';
 import type { SonataDeclinedItem } from './offers.js';
 
@@ -71,4 +71,13 @@ export function declinedSummary(gathering: SonataGathering): string | null {
     counts.set(labels[item.reason], (counts.get(labels[item.reason]) ?? 0) + 1);
   const parts = [...counts].map(([label, count]) => `${count} ${label}`);
   return `${gathering.offers.length} offers; declined: ${parts.join(', ')}`;
+}
+
+/**
+ * The note a partly declined gathering leaves on the request's source outcome (beside its offers):
+ * code `SONATA_PARTLY_DECLINED`, message {@link declinedSummary}; null when nothing was declined.
+ */
+export function partlyDeclinedNote(gathering: SonataGathering): SourceNote | null {
+  const summary = declinedSummary(gathering);
+  return summary === null ? null : { code: 'SONATA_PARTLY_DECLINED', message: summary };
 }

@@ -14,7 +14,7 @@ const httpUrl = z.url({ protocol: /^https?$/ }).refine((value) => {
  * (`RelatedContactInformation` with `role: buyerContactInformation`) on every POQ, and MEF 80 on every
  * deferred Quote (`Quote_Common.relatedContactInformation`).
  */
-export const sonataContactSchema = z.object({
+export const sonataContactSchema = z.strictObject({
   name: z.string().min(1).max(200),
   emailAddress: z.email(),
   number: z.string().min(1).max(50),
@@ -28,7 +28,7 @@ export const sonataContactSchema = z.object({
  * `initialDelayMs` and `maxDelayMs`, except a `Retry-After` the seller sends (RFC 9110 §10.2.3), which is
  * honoured as it is — within the source's `timeoutMs`.
  */
-export const sonataPollSchema = z.object({
+export const sonataPollSchema = z.strictObject({
   initialDelayMs: z.number().int().min(1).max(60_000).default(250),
   maxDelayMs: z.number().int().min(1).max(300_000).default(5_000),
 });
@@ -42,13 +42,13 @@ const code = z.string().min(1).max(50);
  * and contract terms (months) it comes in. Neither MEF 139 nor the POQ/Quote items carry the access
  * technology, so the offering is where the gateway learns it (docs/mef-sonata-mapping.md §2a).
  */
-export const sonataProductOfferingSchema = z.object({
+export const sonataProductOfferingSchema = z.strictObject({
   productOfferingId: z.string().min(1).max(200),
   technologyType: code,
   connectionType: code,
   bandwidths: z
     .array(
-      z.object({
+      z.strictObject({
         download: z.number().int().min(1).max(100_000_000),
         upload: z.number().int().min(1).max(100_000_000),
       }),
@@ -61,7 +61,8 @@ export const sonataProductOfferingSchema = z.object({
 export type SonataProductOfferingSettings = z.output<typeof sonataProductOfferingSchema>;
 
 /**
- * The settings of one `mef-sonata` source (one seller, e.g. one carrier's Sonata endpoint).
+ * The settings of one `mef-sonata` source (one seller, e.g. one carrier's Sonata endpoint). Strict: an
+ * unknown field (a misspelt one) is refused by name rather than dropped.
  *
  * - `baseUrl`: the seller's base URL; the adapter appends the documents' base paths
  *   (`/mefApi/sonata/productOfferingQualification/v7/…`, `/mefApi/sonata/quoteManagement/v8/…`, the
@@ -76,11 +77,11 @@ export type SonataProductOfferingSettings = z.output<typeof sonataProductOfferin
  *   then poll `GET …/{id}`), `notifications` (false, register a hub listener, wait for its events).
  * - `poll`: the polling back-off ({@link sonataPollSchema}).
  */
-export const sonataSourceSettingsSchema = z.object({
+export const sonataSourceSettingsSchema = z.strictObject({
   baseUrl: httpUrl,
   buyerId: z.string().min(1).max(200).optional(),
   sellerId: z.string().min(1).max(200).optional(),
-  oauth2: z.object({
+  oauth2: z.strictObject({
     tokenUrl: httpUrl,
     clientId: z.string().min(1).max(500),
     clientSecret: z.string().min(1).max(2000),

@@ -1,12 +1,18 @@
 import type { SourceRow } from '../../../db/rows.js';
 import { defaultPolicySettings, type PolicySettings, SourcePolicies } from '../policies.js';
-import { type SourceAdapter, SourceError, type SourceOffer, type SourceQuery } from '../types.js';
+import {
+  type SourceAdapter,
+  type SourceAnswer,
+  SourceError,
+  type SourceOffer,
+  type SourceQuery,
+} from '../types.js';
 import { type SonataCallScope, SonataClient } from './client.js';
 import { withoutSecret } from './errors.js';
 import { gatherFromSeller, type SonataGathering } from './gather.js';
-import { memoryHubRegistrations, SonataHub, type SonataHubRegistrations } from './hub.js';
+import { deleteHubListeners, memoryHubRegistrations, SonataHub, type SonataHubRegistrations } from './hub.js';
 import type { SonataNotificationInbox } from './inbox.js';
-import { emptyGatheringError } from './outcome.js';
+import { emptyGatheringError, partlyDeclinedNote } from './outcome.js';
 import { installPlace } from './requests.js';
 import { type SonataSourceSettings, sonataSourceSettingsSchema } from './settings.js';
 import { SonataTokenCache } from './token.js';
@@ -36,7 +42,10 @@ export interface MefSonataSource extends SourceAdapter {
    * states. Never throws for declined items; for the failures `fetchOffers` throws, it throws the same.
    */
   gather(query: SourceQuery): Promise<SonataGathering>;
-  /** Deletes the source's hub listeners at its seller (source removed, or left the notifications mode). */
+  /**
+   * Deletes the source's kept hub listeners at its seller (source disabled, or its settings replaced), with
+   * the source's settings as `settingsOf` gives them; works without an inbox.
+   */
   unregisterListeners(source: SourceRow, signal?: AbortSignal): Promise<void>;
   readonly policies: SourcePolicies;
   readonly tokens: SonataTokenCache;
@@ -52,7 +61,7 @@ export interface MefSonataSource extends SourceAdapter {
  * `fetchOffers` fails (not retried) when the seller answered but nothing became an offer, with the reason
  * as its code (`SONATA_UNABLE_TO_PROVIDE`, `SONATA_NOT_SERVICEABLE`, `SONATA_NO_PRICE`, …; see
  * `sonataErrorCodes`); a partly answered query returns its offers, and {@link MefSonataSource.gather}
- * reports the declined rest. Every failure message is free of the client secret.
+ * reports the declined rest (`fetchAnswer` as a `SONATA_PARTLY_DECLINED` note, see `partlyDeclinedNote`). Every failure message is free of the client secret.
  */
 export function createMefSonataSource(options: MefSonataSourceOptions): MefSonataSource {
   const policies = new SourcePolicies(options.policy ?? defaultPolicySettings);
@@ -62,9 +71,8 @@ export function createMefSonataSource(options: MefSonataSourceOptions): MefSonat
   });
   const client = new SonataClient(policies, tokens, options.now, options.fetch);
   const inbox = options.notifications ?? null;
-  const hub = inbox
-    ? new SonataHub(client, inbox, options.hubRegistrations ?? memoryHubRegistrations())
-    : null;
+  const registrations = options.hubRegistrations ?? memoryHubRegistrations();
+  const hub = inbox ? new SonataHub(client, inbox, registrations) : null;
 
   const settingsFor = (source: SourceRow): SonataSourceSettings => {
     try {
@@ -124,11 +132,16 @@ export function createMefSonataSource(options: MefSonataSourceOptions): MefSonat
       if (failure) throw failure;
       return gathering.offers;
     },
+    async fetchAnswer(query): Promise<SourceAnswer> {
+      const gathering = await gather(query);
+      const failure = emptyGatheringError(gathering);
+      if (failure) throw failure;
+      return { offers: gathering.offers, note: partlyDeclinedNote(gathering) };
+    },
     async unregisterListeners(source, signal = new AbortController().signal) {
-      if (!hub) return;
       const settings = settingsFor(source);
       try {
-        await hub.unregister(scopeFor(source, settings, signal));
+        await deleteHubListeners(client, registrations, scopeFor(source, settings, signal));
       } catch (error) {
         throw finalError(error, signal, settings.oauth2.clientSecret);
       }

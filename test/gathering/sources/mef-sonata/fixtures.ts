@@ -57,6 +57,8 @@ export function sourceRow(fields: Partial<SourceRow> = {}): SourceRow {
     latencyMaxMs: 0,
     endpointUrl: null,
     credentials: null,
+    settings: null,
+    hubListeners: null,
     timeoutMs: 5_000,
     concurrency: 4,
     createdAt: epoch,

@@ -1,0 +1,2 @@
+ALTER TABLE "sources" ADD COLUMN "settings" jsonb;--> statement-breakpoint
+ALTER TABLE "sources" ADD COLUMN "hub_listeners" jsonb;
