@@ -16,6 +16,7 @@ export const errorCodes = {
   VALIDATION: { status: 422, graphql: 'BAD_USER_INPUT', title: 'Invalid input' },
   LIMIT_EXCEEDED: { status: 429, graphql: 'LIMIT_EXCEEDED', title: 'Limit exceeded' },
   INTERNAL: { status: 500, graphql: 'INTERNAL_SERVER_ERROR', title: 'Internal server error' },
+  UNAVAILABLE: { status: 503, graphql: 'UNAVAILABLE', title: 'Service unavailable' },
 } as const;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -18,6 +18,7 @@ import { MercureHub } from '../rest/mercure.js';
 import { MERCURE_HUB_PATH } from '../rest/mercure-discovery.js';
 import { serveApiDocs } from '../rest/openapi/serve.js';
 import { handleRest, sendProblem } from '../rest/router.js';
+import { fromTrustedProxy } from './client-address.js';
 import { createGraphQLServer } from './graphql.js';
 import { graphqlBodyRefusal, sendGraphQLRefusal } from './graphql-body-limit.js';
 import { serveGraphQLOverWebSocket } from './graphql-ws.js';
@@ -149,6 +150,19 @@ export async function startApp(
   };
   const inFlight = new InFlightRequests();
   let draining = false;
+  /*
+   * A balancer without active health checks (open-source nginx) sends a draining instance traffic until the
+   * listener closes, and connections still in the accept queue then are reset: a POST among them would fail.
+   * So reads that came through a trusted balancer are answered 503 while draining: the balancer retries
+   * them on another instance and, after a few, takes this one out (nginx `max_fails`), so nothing is on its
+   * way when the listener closes. Direct clients, probes and writes are served as before.
+   */
+  const refuseWhileDraining = (req: IncomingMessage, route: string) =>
+    (req.method === 'GET' || req.method === 'HEAD') &&
+    route !== '/readyz' &&
+    route !== '/healthz' &&
+    route !== '/metrics' &&
+    fromTrustedProxy(config, req);
   const server = createServer((req, res) => {
     inFlight.track(req, res);
     // Draining: the balancer must not keep a connection that could fail under its next request.
@@ -157,6 +171,10 @@ export async function startApp(
     const route = url ? routeLabel(url.pathname) : 'other';
     logRequest(req, res, route);
     metrics.observeHttp(req, res, route);
+    if (draining && refuseWhileDraining(req, route)) {
+      res.setHeader('retry-after', String(Math.max(1, Math.ceil(config.SHUTDOWN_DRAIN_SECONDS))));
+      return sendProblem(res, new AppError('UNAVAILABLE', 'This instance is shutting down; try another.'));
+    }
     if (!url) return sendProblem(res, new AppError('MALFORMED', 'The request target is not a valid URL.'));
     handle(req, res, url).catch((error: unknown) => {
       if (!res.headersSent) return sendProblem(res, error, req.log);

@@ -13,10 +13,20 @@ const compiled = new WeakMap<Config, ReturnType<typeof proxyAddr.compile>>();
  */
 export function clientAddress(config: Config, req: IncomingMessage): string {
   if (config.TRUSTED_PROXIES.length === 0) return req.socket?.remoteAddress ?? 'unknown';
+  return proxyAddr(req, trustOf(config)) || 'unknown';
+}
+
+/** Whether the connection's peer is one of `TRUSTED_PROXIES`: the request came through the balancer. */
+export function fromTrustedProxy(config: Config, req: IncomingMessage): boolean {
+  const peer = req.socket?.remoteAddress;
+  return config.TRUSTED_PROXIES.length > 0 && peer !== undefined && trustOf(config)(peer, 0);
+}
+
+function trustOf(config: Config): ReturnType<typeof proxyAddr.compile> {
   let trust = compiled.get(config);
   if (!trust) {
     trust = proxyAddr.compile(config.TRUSTED_PROXIES);
     compiled.set(config, trust);
   }
-  return proxyAddr(req, trust) || 'unknown';
+  return trust;
 }

@@ -43,6 +43,12 @@ const PROBLEM_RESPONSES: Record<number, { name: string; description: string }> =
       "A rate limit (per token, per instance, or per address at sign-in; `Retry-After` says when to retry), or a customer's monthly availability-request limit.",
   },
   500: { name: 'InternalServerError', description: 'An unexpected error; the body carries no internals.' },
+  503: {
+    name: 'ServiceUnavailable',
+    description:
+      'A read forwarded by a trusted balancer (`TRUSTED_PROXIES`) to an instance that is shutting down; ' +
+      'the balancer retries it on another instance, `Retry-After` says when this one is gone.',
+  },
 };
 
 /** The error code the REST layer answers with `status`. */
@@ -64,7 +70,8 @@ export function problemResponseName(status: number): string {
  * limited (429) or fail unexpectedly (500); an authenticated one needs a token (401) with a role (403); a
  * body may be malformed (400), too large (413), not JSON (415) or invalid (422); an authenticated POST
  * takes an `Idempotency-Key` (409 while the first is running, 422 for a reused one); an `:id` may be unknown
- * (404); query parameters may be invalid (422). `spec.problems` adds what only the resolver knows.
+ * (404); query parameters may be invalid (422); a read may reach a draining instance (503, see `app.ts`).
+ * `spec.problems` adds what only the resolver knows.
  */
 export function problemStatuses(route: Route, spec: OperationSpec): number[] {
   const statuses = new Set<number>([429, 500, ...(spec.problems ?? [])]);
@@ -76,6 +83,7 @@ export function problemStatuses(route: Route, spec: OperationSpec): number[] {
   if (route.method === 'POST' && route.authenticated) add(409, 422);
   if (route.path.includes('/:')) add(404);
   if (spec.query?.length) add(422);
+  if (route.method === 'GET') add(503);
   return [...statuses].sort((a, b) => a - b);
 }
 
@@ -127,7 +135,9 @@ export function problemResponseComponents(): Record<string, unknown> {
       const headers: Record<string, unknown> =
         status === 429
           ? { ...rateLimitHeaders, 'Retry-After': { $ref: '#/components/headers/RetryAfter' } }
-          : {};
+          : status === 503
+            ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } }
+            : {};
       if (status === 405) headers.Allow = { $ref: '#/components/headers/Allow' };
       const schema = {
         allOf: [
