@@ -98,6 +98,28 @@ describe('graceful shutdown', () => {
     await expect(fetch(`${server.app.url}/healthz`)).rejects.toThrow();
   });
 
+  it('when it drains behind a trusted balancer, then the reads the balancer forwards get 503 with Retry-After, and writes and probes are served', async () => {
+    server = await startTestServer({
+      env: { ...env, SHUTDOWN_DRAIN_SECONDS: '1', TRUSTED_PROXIES: '127.0.0.1' },
+    });
+    const tenant = await server.tenant();
+    const stopping = server.app.stop();
+
+    const read = await tenant.api.get('/availability-requests');
+    const write = await tenant.api.post('/availability-requests', [contractExampleBatch[0]]);
+    const ready = await fetch(`${server.app.url}/readyz`);
+    await ready.arrayBuffer();
+    await stopping;
+
+    expect([read.status, read.headers.get('retry-after'), read.body.type]).toEqual([
+      503,
+      '1',
+      'urn:connectivity-gateway:problem:unavailable',
+    ]);
+    expect(write.status).toBe(201);
+    expect(ready.status).toBe(503);
+  });
+
   it('when the service stops, then a GraphQL SSE stream ends and a graphql-ws client is closed with 1001, and stop does not wait for them', async () => {
     server = await startTestServer({ env });
     const tenant = await server.tenant();
