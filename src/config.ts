@@ -29,8 +29,9 @@ export const configSchema = z.object({
   PUBLIC_BASE_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
     .refine((value) => {
-      const url = new URL(value);
-      return url.search === '' && url.hash === '';
+      // Zod runs this refinement after a failed URL check too: an unparsable value must not throw here.
+      const url = URL.parse(value);
+      return url === null || (url.search === '' && url.hash === '');
     }, 'must have no query or fragment')
     .optional(),
   /**

@@ -133,6 +133,7 @@ describe('loadConfig', () => {
     ['GATHERING_WORKER', 'maybe'],
     ['TRUSTED_PROXIES', '127.0.0.1,10.0.0.0/33'],
     ['TRUSTED_PROXIES', 'nginx'],
+    ['PUBLIC_BASE_URL', 'not a url'],
     ['GATHERING_IDLE_POLL_MS', '5'],
     ['PUBLIC_BASE_URL', 'ftp://gateway.example.nl'],
     ['PUBLIC_BASE_URL', 'https://gateway.example.nl/?instance=1'],

@@ -5,8 +5,11 @@ import { z } from 'zod';
  * the client secret must not cross a network in clear text (RFC 6749 §2.3.1, §3.2 require TLS).
  */
 const httpUrl = z.url({ protocol: /^https?$/ }).refine((value) => {
-  const url = new URL(value);
-  return url.protocol === 'https:' || ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  // Zod runs this refinement after a failed URL check too: an unparsable value fails here, never throws.
+  const url = URL.parse(value);
+  return (
+    url !== null && (url.protocol === 'https:' || ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname))
+  );
 }, 'must be an https URL (plain http only to a loopback host)');
 
 /**
