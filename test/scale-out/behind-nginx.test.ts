@@ -364,6 +364,52 @@ describe.skipIf(onlyInSqliteProject)('scale-out: two API processes and a worker 
     }
   });
 
+  it('when a create sent through nginx is replayed with its Idempotency-Key on the other instance and through nginx, then both replays answer the first answer and nothing more is created', async () => {
+    const send = (base: string) =>
+      fetch(`${base}/availability-requests`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-auth-token': token,
+          'idempotency-key': 'behind-nginx-replay',
+        },
+        body: JSON.stringify([contractExampleBatch[0]]),
+      });
+    const total = async () =>
+      (
+        await (
+          await fetch(`${nginx.url}/availability-requests?page_size=1`, {
+            headers: { 'x-auth-token': token },
+          })
+        ).json()
+      ).pagination.total_items;
+    const before = await total();
+    const first = await send(nginx.url);
+    const firstBody = await first.text();
+    // nginx logs a request when its response ends: the last POST logged is this one.
+    const servedBy = await waitFor(
+      async () =>
+        nginx
+          .accessLog()
+          .filter((line) => line.method === 'POST' && line.path === '/availability-requests')
+          .at(-1)?.upstream,
+      (upstream) => upstream === upstreamOf(apiA) || upstream === upstreamOf(apiB),
+    );
+    const other = servedBy === upstreamOf(apiA) ? apiB : apiA;
+    const onOther = await send(`http://127.0.0.1:${other?.port}`);
+    const throughNginx = await send(nginx.url);
+
+    expect(first.status).toBe(201);
+    for (const replay of [onOther, throughNginx]) {
+      expect([replay.status, replay.headers.get('idempotent-replayed'), await replay.text()]).toEqual([
+        201,
+        'true',
+        firstBody,
+      ]);
+    }
+    expect(await total()).toBe(before + 1);
+  });
+
   it('when an API instance is killed, then GETs through nginx go to the other one, none fails, and the dead one is left out after max_fails', async () => {
     const maxFails = Number(/max_fails=(\d+)/.exec(nginx.config)?.[1]);
     expect(maxFails).toBe(3);
