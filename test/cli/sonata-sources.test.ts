@@ -2,12 +2,20 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, type TestTenant, tempDatabasePath } from '../helpers/app.js';
+import {
+  type Json,
+  startTestServer,
+  type TestServer,
+  type TestTenant,
+  tempDatabasePath,
+} from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
+import { storedRows } from '../helpers/store.js';
 
 /*
- * `source add-sonata` (issue 18, item 3): a MEF LSO Sonata seller registered by an operator, on the same
- * database as a running service. The client secret is stored, never printed.
+ * `source add-sonata` and `source update-sonata` (issue 18, item 3): a MEF LSO Sonata seller registered and
+ * changed by an operator, on the same database as a running service. The client secret is stored, never
+ * printed.
  */
 
 const secret = 'sonata-client-secret-7c2e1b';
@@ -140,5 +148,165 @@ describe('source add-sonata', { timeout: 60_000 }, () => {
     expect(JSON.parse(listed.stdout).map((source: { key: string }) => source.key)).toEqual([
       'eurofiber-sonata',
     ]);
+  });
+});
+
+/** `source update-sonata` for the instance SON. */
+function updateSonata(options: string[]) {
+  return runCli(database.path, ['source', 'update-sonata', '--instance', 'SON', ...options]);
+}
+
+/** The stored row of the instance's source `key`. */
+async function storedSource(key: string): Promise<Json> {
+  const [row] = await storedRows(server.app.services.db, 'sources', { instanceId: admin.instanceId, key });
+  return row;
+}
+
+describe('source update-sonata', { timeout: 60_000 }, () => {
+  const fiberWba = {
+    product_offering_id: 'basic-internet-access-fiber-wba',
+    technology_type: 'FIBER',
+    connection_type: 'WBA',
+    bandwidths: [{ download: 500_000, upload: 500_000 }],
+    contract_terms: [24],
+  };
+
+  it('when the interaction and offerings are given for a source named by key, then only they change and the secret is kept', async () => {
+    const before = await storedSource('eurofiber-sonata');
+
+    const result = await updateSonata([
+      '--source',
+      'eurofiber-sonata',
+      '--interaction',
+      'deferred',
+      '--offerings',
+      JSON.stringify([fiberWba]),
+    ]);
+
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      id: before.id,
+      key: 'eurofiber-sonata',
+      name: 'Eurofiber (Sonata)',
+      network: 'Eurofiber',
+      type: 'mef-sonata',
+      country_codes: ['NL'],
+      enabled: true,
+      endpoint_url: 'http://127.0.0.1:4100/sonata/eurofiber/notify',
+      has_credentials: true,
+      timeout_ms: 10_000,
+      concurrency: 4,
+      sonata: {
+        base_url: 'http://127.0.0.1:4100/sonata/eurofiber/notify',
+        seller_id: 'eurofiber-nl',
+        oauth2: {
+          token_url: 'http://127.0.0.1:4100/sonata/eurofiber/oauth2/token',
+          client_id: 'connectivity-gateway',
+          has_client_secret: true,
+        },
+        buyer_contact: {
+          name: 'Gateway operations',
+          email_address: 'noc@gateway.example',
+          number: '+31 20 555 0100',
+        },
+        product_offerings: [fiberWba],
+        interaction: 'deferred',
+        poll: { initial_delay_ms: 250, max_delay_ms: 2000 },
+      },
+    });
+    expect(result.stdout).not.toContain(secret);
+    const after = await storedSource('eurofiber-sonata');
+    expect([after.credentials, after.settings.interaction]).toEqual([secret, 'deferred']);
+    expect(before.credentials).toBe(secret);
+  });
+
+  it('when --client-secret is given for a source named by id, then it replaces the stored secret, never printed', async () => {
+    const { id } = await storedSource('eurofiber-sonata');
+    const replacement = 'sonata-client-secret-rotated-93d0a4';
+
+    const result = await updateSonata([
+      '--source',
+      id,
+      '--client-secret',
+      replacement,
+      '--contact-email',
+      'ops@gateway.example',
+    ]);
+
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const { sonata } = JSON.parse(result.stdout);
+    expect([sonata.oauth2.has_client_secret, sonata.buyer_contact.email_address, sonata.interaction]).toEqual(
+      [true, 'ops@gateway.example', 'deferred'],
+    );
+    expect(result.stdout).not.toContain(replacement);
+    expect((await storedSource('eurofiber-sonata')).credentials).toBe(replacement);
+  });
+
+  it('when the source is unknown, then it exits 1 with NOT_FOUND naming it', async () => {
+    const result = await updateSonata(['--source', 'no-such-source', '--interaction', 'instant']);
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(JSON.parse(result.stderr)).toEqual({
+      error: 'NOT_FOUND',
+      message: 'Source "no-such-source" was not found.',
+      problems: [],
+    });
+  });
+
+  it('when the source is not a mef-sonata source, then it exits 1 with VALIDATION saying its type', async () => {
+    const registered = await admin.api.graphql(
+      'mutation ($input: RegisterSourceInput!) { registerSource(input: $input) { source { id } } }',
+      {
+        input: {
+          key: 'plain-api',
+          name: 'Plain',
+          network: 'Plain',
+          countryCodes: ['NL'],
+          endpointUrl: 'https://plain.example/availability',
+        },
+      },
+    );
+    expect(registered.errors).toBeUndefined();
+
+    const result = await updateSonata(['--source', 'plain-api', '--interaction', 'instant']);
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(JSON.parse(result.stderr)).toEqual({
+      error: 'VALIDATION',
+      message: 'The source is invalid.',
+      problems: [{ path: '/id', message: 'is not a mef-sonata source (its type is http)' }],
+    });
+  });
+
+  it('when a value is invalid, then it exits 1 naming each field in snake_case and changes nothing', async () => {
+    const before = await storedSource('eurofiber-sonata');
+
+    const result = await updateSonata([
+      '--source',
+      'eurofiber-sonata',
+      '--interaction',
+      'sometimes',
+      '--poll-max-ms',
+      '0',
+    ]);
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(JSON.parse(result.stderr)).toEqual({
+      error: 'VALIDATION',
+      message: 'The source is invalid.',
+      problems: [
+        {
+          path: '/sonata/interaction',
+          message: 'Invalid option: expected one of "instant"|"deferred"|"notifications"',
+        },
+        { path: '/sonata/poll/max_delay_ms', message: 'Too small: expected number to be >=1' },
+      ],
+    });
+    expect(await storedSource('eurofiber-sonata')).toEqual(before);
   });
 });

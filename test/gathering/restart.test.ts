@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import getPort from 'get-port';
+
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ApiClient,
@@ -104,7 +105,7 @@ describe('gathering across restarts', () => {
   it('when the service process is killed with SIGKILL at several random points, then restarts complete every request with no duplicate and progress never goes back', async () => {
     const database = tempDatabasePath();
     cleanups.push(database.remove);
-    const port = await freePort();
+    const port = await getPort({ host: '127.0.0.1' });
     const base = `http://127.0.0.1:${port}`;
     let child = spawnService(port, database.path);
     cleanups.push(() => {
@@ -191,15 +192,4 @@ function spawnService(port: number, databasePath: string) {
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return { kill: (signal: NodeJS.Signals) => child.kill(signal), output: () => output, exited };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }

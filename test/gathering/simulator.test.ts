@@ -1,7 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import getPort from 'get-port';
 import { afterEach, describe, expect, it } from 'vitest';
 import { simulatedOffers } from '../../src/gathering/simulator/offers.js';
 import { demoCatalogPath, readCatalogFile } from '../../src/gathering/sources/catalog-file.js';
@@ -11,16 +11,6 @@ import {
 } from '../../src/gathering/sources/supplier-contract.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
-
-/** A port nobody listens on right now. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 const request: SupplierRequest = {
   request_id: 'avr_01m81c3718e04ss8zkx0k227dm',
@@ -45,7 +35,7 @@ afterEach(() => {
 
 /** `npm run supplier-sim -- --port <port> …` without npm: starts it and waits for its banner line. */
 async function startSimulator(args: string[] = []): Promise<{ url: string; banner: string }> {
-  const port = await freePort();
+  const port = await getPort({ host: '127.0.0.1' });
   const started = spawn(
     process.execPath,
     ['--import', 'tsx', 'src/gathering/simulator/main.ts', '--port', String(port), ...args],

@@ -1,4 +1,5 @@
-import { createServer } from 'node:net';
+import getPort from 'get-port';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMarkup } from '../../src/gathering/pricing.js';
 import { type SonataSeller, startSonataSeller } from '../../src/gathering/simulator/sonata/server.js';
@@ -38,17 +39,6 @@ const examplePlaces = [
   { countryCode: 'NL', postalCode: '1016XA', city: 'Amsterdam' },
   { countryCode: 'NL', postalCode: '', city: 'Amsterdam' },
 ];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Settings as GraphQL takes them (the interaction as its enum value). */
 function graphqlSettings(settings: SonataSourceSettings) {
@@ -142,7 +132,7 @@ describe('mef-sonata sources in one instance', () => {
 
   beforeAll(async () => {
     seller = await startSonataSeller({ behaviour: { stepMs: 20 } });
-    const port = await freePort();
+    const port = await getPort({ host: '127.0.0.1' });
     server = await startTestServer({
       env: { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
     });

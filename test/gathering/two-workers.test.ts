@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import getPort from 'get-port';
 import { afterEach, describe, expect, it } from 'vitest';
 import { simulatedOffers } from '../../src/gathering/simulator/offers.js';
 import { startSupplierSimulator } from '../../src/gathering/simulator/server.js';
@@ -32,19 +32,9 @@ function offerCountAt1016XA(key: string): number {
   }).length;
 }
 
-/** A port nobody listens on right now: bind port 0, read it, release it. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
 /** A gateway process (`src/main.ts`) on `databaseUrl`, with no demo seed: here only its worker matters. */
 async function spawnGateway(databaseUrl: string) {
-  const port = await freePort();
+  const port = await getPort({ host: '127.0.0.1' });
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: projectRoot,
     env: {

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import getPort from 'get-port';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -51,18 +51,6 @@ export interface GatewayProcessOptions {
   readyTimeoutMs?: number;
 }
 
-/** A free TCP port of 127.0.0.1 right now (`PORT=0` would not tell the parent which one the child took). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 const MAX_OUTPUT = 256 * 1024;
 
 /**
@@ -74,7 +62,7 @@ const MAX_OUTPUT = 256 * 1024;
  */
 export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
   const role = options.role ?? 'api';
-  const port = Number(options.env.PORT ?? (await freePort()));
+  const port = Number(options.env.PORT ?? (await getPort({ host: '127.0.0.1' })));
   const args = options.build
     ? [join(options.build, role === 'api' ? 'main.js' : 'worker-main.js')]
     : ['--import', 'tsx', join('src', role === 'api' ? 'main.ts' : 'worker-main.ts')];

@@ -1,10 +1,11 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import getPort from 'get-port';
 
 const run = promisify(execFile);
 
@@ -35,17 +36,6 @@ export interface TestNginx {
   errorLog(): string;
   /** Stops nginx (fast shutdown: open connections are cut) and removes its folder. Idempotent. */
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** Debian's nginx binary, or an error saying how to get it. */
@@ -99,7 +89,7 @@ export async function startTestNginx(options: {
 }): Promise<TestNginx> {
   const binary = nginxBinary();
   const dir = mkdtempSync(join(tmpdir(), 'gateway-nginx-'));
-  const port = await freePort();
+  const port = await getPort({ host: '127.0.0.1' });
   const template = options.template ?? readFileSync(nginxTemplatePath, 'utf8');
   const config = configFromTemplate(template, options.upstreamPorts, port);
   const confFile = join(dir, 'connectivity-gateway.conf');

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import getPort from 'get-port';
 import pg from 'pg';
 
 const run = promisify(execFile);
@@ -30,17 +30,6 @@ function postgresBinaries(): string {
     );
   }
   return bin;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /**
@@ -98,7 +87,7 @@ export async function startPostgresCluster(options: {
       '--no-sync',
     ]);
   }
-  const port = await freePort();
+  const port = await getPort({ host: '127.0.0.1' });
   const durability = options.durable
     ? []
     : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off'];

@@ -1,25 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import getPort from 'get-port';
 
 /** A Redis server for tests: its URL, and `stop()`, which ends it and removes its folder. */
 export interface TestRedis {
   url: string;
   port: number;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** The Debian `redis-server` binary, or an error saying how to get it. */
@@ -45,7 +34,7 @@ export async function startTestRedis(): Promise<TestRedis> {
   const existing = process.env.TEST_REDIS_URL;
   if (existing) return { url: existing, port: Number(new URL(existing).port || 6379), stop: async () => {} };
   const dir = mkdtempSync(join(tmpdir(), 'gateway-redis-'));
-  const port = await freePort();
+  const port = await getPort({ host: '127.0.0.1' });
   const child: ChildProcess = spawn(
     redisBinary(),
     [

@@ -1,7 +1,7 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import getPort from 'get-port';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, tempDatabasePath, waitFor } from '../helpers/app.js';
 
@@ -19,22 +19,12 @@ interface RunningService {
 const running = new Set<RunningService>();
 const databases: { remove(): void }[] = [];
 
-/** A port nobody listens on right now: bind port 0, read it, release it. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
 /**
  * Starts `src/main.ts` as `npm start` would, on `databasePath`, and resolves once it logs that it listens
  * (which it does after the first-start seed, so the seed output is complete by then).
  */
 async function startService(databasePath: string): Promise<RunningService> {
-  const port = await freePort();
+  const port = await getPort({ host: '127.0.0.1' });
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: projectRoot,
     env: {
