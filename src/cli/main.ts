@@ -20,6 +20,7 @@ import { zodProblems } from '../resolvers/validation.js';
 import { camelizeBody, snakePath } from '../rest/keys.js';
 import { createServices } from '../server/services.js';
 import { addSonataCommand, sonataOutput } from './sonata.js';
+import { updateSonataCommand } from './sonata-update.js';
 
 /*
  * The operator CLI: `npm run --silent cli -- <command>`. Works on the same DATABASE_URL as a running
@@ -264,6 +265,9 @@ source
   );
 addSonataCommand(source, (instance, input) =>
   withServices(async (services) => sourceOutput(await registerInstanceSource(services, instance, input))),
+);
+updateSonataCommand(source, (update) =>
+  withServices(async (services) => sourceOutput(await update(services))),
 );
 for (const [name, enabled] of [
   ['enable', true],

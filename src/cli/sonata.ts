@@ -8,7 +8,11 @@ import { camelizeBody, snakeKey } from '../rest/keys.js';
 /*
  * The operator CLI's `source add-sonata` (docs/mef-sonata.md): a MEF LSO Sonata seller as a `mef-sonata`
  * source. Flags name the settings one by one; the product offerings are JSON in the CLI's snake_case.
+ * `source update-sonata` (./sonata-update.ts) takes the same settings flags.
  */
+
+/** Parsed commander options, by camelCase name. */
+export type CliOptions = Record<string, string | boolean | undefined>;
 
 /** Every object key in snake_case, at any depth. */
 function snakeKeys(value: unknown): unknown {
@@ -43,13 +47,85 @@ function jsonOrFile(option: string, value: string): unknown {
   }
 }
 
+/** The settings flags: flags, description, and whether registering a seller needs it. */
+const settingsOptions: readonly (readonly [flags: string, description: string, needed: boolean])[] = [
+  ['--base-url <url>', 'the seller base URL, before /mefApi/sonata/…', true],
+  ['--token-url <url>', 'the OAuth2 token endpoint (client credentials)', true],
+  ['--client-id <id>', 'the OAuth2 client id', true],
+  ['--client-secret <secret>', 'the OAuth2 client secret', true],
+  [
+    '--offerings <json>',
+    'JSON array (or @file) of product offerings: [{"product_offering_id":"…","technology_type":"FIBER",' +
+      '"connection_type":"DIA","bandwidths":[{"download":100000,"upload":100000}],"contract_terms":[12,36]}]',
+    true,
+  ],
+  ['--interaction <mode>', 'instant, deferred or notifications', true],
+  ['--contact-name <name>', 'buyer contact sent with every POQ and Quote', true],
+  ['--contact-email <email>', 'buyer contact e-mail address', true],
+  ['--contact-number <number>', 'buyer contact phone number', true],
+  ['--contact-organization <name>', 'buyer contact organisation', false],
+  ['--scope <scope>', 'OAuth2 scope to ask for', false],
+  ['--buyer-id <id>', 'buyerId, when the seller serves several buyers through this client', false],
+  ['--seller-id <id>', 'sellerId, when the seller represents several sellers', false],
+  ['--poll-initial-ms <ms>', 'first wait between polls of a deferred answer (default on add: 250)', false],
+  ['--poll-max-ms <ms>', 'longest wait between polls (default on add: 5000)', false],
+];
+
+/**
+ * Declares the Sonata settings flags on `command`. With `required` (registering), the settings every
+ * seller needs are required options; without (updating), every flag is optional.
+ */
+export function sonataSettingsOptions(command: Command, required: boolean): Command {
+  for (const [flags, description, needed] of settingsOptions) {
+    if (required && needed) command.requiredOption(flags, description);
+    else command.option(flags, description);
+  }
+  return command;
+}
+
+/** `entries` without the undefined ones, or undefined when none is left. */
+function present(entries: Record<string, unknown>): Record<string, unknown> | undefined {
+  const kept = Object.entries(entries).filter(([, value]) => value !== undefined);
+  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
+}
+
+/**
+ * The Sonata settings the flags of {@link sonataSettingsOptions} give, as `sonataSourceSettingsSchema`
+ * reads them (camelCase); a flag not given is left out, at any depth.
+ * @throws {AppError} `VALIDATION` for `--offerings` that is not JSON or names an unreadable file.
+ */
+export function givenSonataSettings(options: CliOptions): Record<string, unknown> {
+  const text = (name: string) => options[name] as string | undefined;
+  const number = (name: string) => (options[name] === undefined ? undefined : Number(options[name]));
+  const offerings = text('offerings');
+  return (
+    present({
+      baseUrl: text('baseUrl'),
+      buyerId: text('buyerId'),
+      sellerId: text('sellerId'),
+      oauth2: present({
+        tokenUrl: text('tokenUrl'),
+        clientId: text('clientId'),
+        clientSecret: text('clientSecret'),
+        scope: text('scope'),
+      }),
+      buyerContact: present({
+        name: text('contactName'),
+        emailAddress: text('contactEmail'),
+        number: text('contactNumber'),
+        organization: text('contactOrganization'),
+      }),
+      productOfferings:
+        offerings === undefined ? undefined : camelizeBody(jsonOrFile('--offerings', offerings)),
+      interaction: text('interaction'),
+      poll: present({ initialDelayMs: number('pollInitialMs'), maxDelayMs: number('pollMaxMs') }),
+    }) ?? {}
+  );
+}
+
 /** The registration input of `source add-sonata`'s options (validated by `registerSourceInInstance`). */
-function sonataSourceInput(options: Record<string, string | boolean | undefined>): object {
+function sonataSourceInput(options: CliOptions): object {
   const text = (name: string) => options[name] as string;
-  const optional = (key: string, name: string) =>
-    options[name] === undefined ? {} : { [key]: options[name] as string };
-  const number = (key: string, name: string) =>
-    options[name] === undefined ? {} : { [key]: Number(options[name]) };
   return {
     type: 'mef-sonata',
     key: text('key'),
@@ -61,26 +137,7 @@ function sonataSourceInput(options: Record<string, string | boolean | undefined>
     timeoutMs: Number(options.timeoutMs),
     concurrency: Number(options.concurrency),
     enabled: !options.disabled,
-    sonata: {
-      baseUrl: text('baseUrl'),
-      ...optional('buyerId', 'buyerId'),
-      ...optional('sellerId', 'sellerId'),
-      oauth2: {
-        tokenUrl: text('tokenUrl'),
-        clientId: text('clientId'),
-        clientSecret: text('clientSecret'),
-        ...optional('scope', 'scope'),
-      },
-      buyerContact: {
-        name: text('contactName'),
-        emailAddress: text('contactEmail'),
-        number: text('contactNumber'),
-        ...optional('organization', 'contactOrganization'),
-      },
-      productOfferings: camelizeBody(jsonOrFile('--offerings', text('offerings'))),
-      interaction: text('interaction'),
-      poll: { ...number('initialDelayMs', 'pollInitialMs'), ...number('maxDelayMs', 'pollMaxMs') },
-    },
+    sonata: givenSonataSettings(options),
   };
 }
 
@@ -92,7 +149,7 @@ export function addSonataCommand(
   source: Command,
   register: (instance: string, input: object) => Promise<void>,
 ): void {
-  source
+  const command = source
     .command('add-sonata')
     .description(
       'Register a MEF LSO Sonata seller (POQ + Quote, docs/mef-sonata.md) as a mef-sonata source; the ' +
@@ -101,31 +158,11 @@ export function addSonataCommand(
     .requiredOption('--instance <id-or-code>', 'the instance')
     .requiredOption('--key <key>', 'kebab-case key, unique in the instance')
     .requiredOption('--name <name>', 'display name')
-    .requiredOption('--network <network>', 'network name, e.g. Eurofiber')
-    .requiredOption('--base-url <url>', 'the seller base URL, before /mefApi/sonata/…')
-    .requiredOption('--token-url <url>', 'the OAuth2 token endpoint (client credentials)')
-    .requiredOption('--client-id <id>', 'the OAuth2 client id')
-    .requiredOption('--client-secret <secret>', 'the OAuth2 client secret')
-    .requiredOption(
-      '--offerings <json>',
-      'JSON array (or @file) of product offerings: [{"product_offering_id":"…","technology_type":"FIBER",' +
-        '"connection_type":"DIA","bandwidths":[{"download":100000,"upload":100000}],"contract_terms":[12,36]}]',
-    )
-    .requiredOption('--interaction <mode>', 'instant, deferred or notifications')
-    .requiredOption('--contact-name <name>', 'buyer contact sent with every POQ and Quote')
-    .requiredOption('--contact-email <email>', 'buyer contact e-mail address')
-    .requiredOption('--contact-number <number>', 'buyer contact phone number')
-    .option('--contact-organization <name>', 'buyer contact organisation')
-    .option('--scope <scope>', 'OAuth2 scope to ask for')
-    .option('--buyer-id <id>', 'buyerId, when the seller serves several buyers through this client')
-    .option('--seller-id <id>', 'sellerId, when the seller represents several sellers')
-    .option('--poll-initial-ms <ms>', 'first wait between polls of a deferred answer (default 250)')
-    .option('--poll-max-ms <ms>', 'longest wait between polls (default 5000)')
+    .requiredOption('--network <network>', 'network name, e.g. Eurofiber');
+  sonataSettingsOptions(command, true)
     .option('--countries <codes>', 'comma-separated ISO 3166 alpha-2 codes', 'NL')
     .option('--timeout-ms <ms>', 'time allowed per query (POQ, Quote and waiting)', '10000')
     .option('--concurrency <n>', 'queries in flight at once', '4')
     .option('--disabled', 'register it disabled', false)
-    .action((options: Record<string, string | boolean | undefined>) =>
-      register(options.instance as string, sonataSourceInput(options)),
-    );
+    .action((options: CliOptions) => register(options.instance as string, sonataSourceInput(options)));
 }

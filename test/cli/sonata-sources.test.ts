@@ -217,8 +217,11 @@ describe('source update-sonata', { timeout: 60_000 }, () => {
     });
     expect(result.stdout).not.toContain(secret);
     const after = await storedSource('eurofiber-sonata');
-    expect([after.credentials, after.settings.interaction]).toEqual([secret, 'deferred']);
-    expect(before.credentials).toBe(secret);
+    expect([before.credentials, after.credentials, after.settings.interaction]).toEqual([
+      secret,
+      secret,
+      'deferred',
+    ]);
   });
 
   it('when --client-secret is given for a source named by id, then it replaces the stored secret, never printed', async () => {

@@ -1,10 +1,7 @@
 import getPort from 'get-port';
-
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyMarkup } from '../../src/gathering/pricing.js';
 import { type SonataSeller, startSonataSeller } from '../../src/gathering/simulator/sonata/server.js';
 import type { SonataSourceSettings } from '../../src/gathering/sources/mef-sonata/settings.js';
-import type { SourceOffer } from '../../src/gathering/sources/types.js';
 import {
   contractExampleBatch,
   type Json,
@@ -12,11 +9,20 @@ import {
   type TestServer,
   type TestTenant,
   tempDatabasePath,
-  waitFor,
 } from '../helpers/app.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 import { type SonataValidator, sonataValidator } from '../helpers/sonata-openapi.js';
 import { storedRows } from '../helpers/store.js';
+import {
+  calls,
+  comparable,
+  completed,
+  examplePlaces,
+  graphqlSettings,
+  markupPlan,
+  products,
+  registerSonata,
+} from './sonata-gateway.js';
 import { catalogueOffers, sellerSettings, sonataProblems } from './sources/mef-sonata/fixtures.js';
 
 /*
@@ -26,96 +32,10 @@ import { catalogueOffers, sellerSettings, sonataProblems } from './sources/mef-s
  * a worker process sharing Redis.
  */
 
-const REGISTER = `mutation ($input: RegisterSonataSourceInput!) {
-  registerSonataSource(input: $input) { source { id } }
-}`;
 const UPDATE = `mutation ($id: ID!, $sonata: SonataSettingsInput!) {
   updateSonataSource(id: $id, sonata: $sonata) { source { sonata { interaction } } }
 }`;
 const ENABLE = `mutation ($id: ID!, $enabled: Boolean!) { setSourceEnabled(id: $id, enabled: $enabled) { source { enabled } } }`;
-
-/** The places the seller qualifies for the contract's two example addresses (fielded; a point in Amsterdam). */
-const examplePlaces = [
-  { countryCode: 'NL', postalCode: '1016XA', city: 'Amsterdam' },
-  { countryCode: 'NL', postalCode: '', city: 'Amsterdam' },
-];
-
-/** Settings as GraphQL takes them (the interaction as its enum value). */
-function graphqlSettings(settings: SonataSourceSettings) {
-  return { ...settings, interaction: settings.interaction.toUpperCase() };
-}
-
-async function registerSonata(
-  tenant: TestTenant,
-  key: string,
-  network: string,
-  settings: SonataSourceSettings,
-): Promise<string> {
-  const result = await tenant.api.graphql(REGISTER, {
-    input: {
-      key: `${key}-sonata`,
-      name: `${network} via Sonata`,
-      network,
-      countryCodes: ['NL'],
-      sonata: graphqlSettings(settings),
-    },
-  });
-  expect(result.errors).toBeUndefined();
-  return result.data.registerSonataSource.source.id;
-}
-
-/** A 25 % MRC / 10 % NRC default plan, so the products show the request's plan at work. */
-async function markupPlan(tenant: TestTenant): Promise<void> {
-  const created = await tenant.api.graphql(
-    `mutation { createPricePlan(input: { name: "Sonata resale", isDefault: true, mrcMarkupPercent: 25, nrcMarkupPercent: 10 }) { pricePlan { id } } }`,
-  );
-  expect(created.errors).toBeUndefined();
-}
-
-/** A seller's offers as REST products under the markup plan, sorted for comparison. */
-function products(offers: SourceOffer[]): string[] {
-  return offers
-    .map((offer) =>
-      JSON.stringify({
-        network: offer.network,
-        technology_type: offer.technologyType,
-        connection_type: offer.connectionType,
-        bandwidth: { download: offer.downloadKbps, upload: offer.uploadKbps },
-        contract_term: offer.contractTermMonths,
-        mrc: applyMarkup(offer.purchaseMrcMinor, 2500) / 100,
-        nrc: applyMarkup(offer.purchaseNrcMinor, 1000) / 100,
-        currency: offer.currency,
-      }),
-    )
-    .sort();
-}
-
-const comparable = (product: Json) => {
-  const { id: _id, _document_type: _type, ...rest } = product;
-  return JSON.stringify({
-    ...rest,
-    bandwidth: { download: rest.bandwidth.download, upload: rest.bandwidth.upload },
-  });
-};
-
-async function completed(tenant: TestTenant, id: string): Promise<Json> {
-  const done = await waitFor(
-    () => tenant.api.get(`/availability-requests/${id}`),
-    (response) => response.body.data.status === 'completed',
-    30_000,
-  );
-  return done.body.data;
-}
-
-/** `METHOD /resource[/id] status` of a seller's calls below the API base, ids as `{id}`. */
-function calls(seller: SonataSeller, sourceKey: string): string[] {
-  return seller.exchanges
-    .filter((exchange) => exchange.path.startsWith(`/sonata/${sourceKey}/`))
-    .map((exchange) => {
-      const below = exchange.path.replace(/^.*\/mefApi\/sonata\/[A-Za-z]+\/v\d+/, '');
-      return `${exchange.method} ${below.replace(/\/[0-9a-f-]{36}$/, '/{id}')} ${exchange.status}`;
-    });
-}
 
 let validator: SonataValidator;
 beforeAll(async () => {
