@@ -84,6 +84,7 @@ async function main(): Promise<number> {
     ...httpScenarios('sqlite'),
     ...fanoutScenarios(),
     gatheringScenario('sqlite'),
+    gatheringScenario('sqlite', 'single', 'sonata-half'),
     ...httpScenarios('postgres'),
     gatheringScenario('postgres'),
     gatheringScenario('postgres', 'split'),

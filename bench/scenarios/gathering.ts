@@ -1,14 +1,18 @@
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { loadConfig } from '../../src/config.js';
-import { type SupplierSimulator, startSupplierSimulator } from '../../src/gathering/simulator/server.js';
 import { createLogger } from '../../src/logger.js';
-import { createApplication, createInstance, registerInstanceSource } from '../../src/resolvers/operator.js';
+import { createApplication, createInstance } from '../../src/resolvers/operator.js';
 import { createServices } from '../../src/server/services.js';
 import { startTestRedis } from '../../test/helpers/redis-server.js';
 import { monotonicMs } from '../lib/fanout-subscribers.js';
 import { benchAddress, processCpuMs, requestJson, signIn, startGateway } from '../lib/gateway-session.js';
-import { type GatheringBound, gatheringBound, recordSupplierCalls } from '../lib/gathering-bound.js';
+import type { GatheringBound } from '../lib/gathering-bound.js';
+import {
+  type GatheringSuppliers,
+  type SupplierMix,
+  startGatheringSuppliers,
+} from '../lib/gathering-suppliers.js';
 import { type ServerProcess, startServer, watchRss } from '../lib/process.js';
 import { copyDataset } from '../lib/seed.js';
 import { LatencyRecorder } from '../lib/stats.js';
@@ -64,8 +68,9 @@ async function startDeployment(databaseUrl: string, deployment: GatheringDeploym
 }
 
 /*
- * Gathering (issue 8): N availability requests × 6 `http` sources answered by the supplier simulator
- * (docs/supplier-contract.md) in 50–400 ms, against the bound that those very latencies and the
+ * Gathering (issue 8): N availability requests × 6 simulated sources answering in 50–400 ms — `http`
+ * sources of the supplier simulator (docs/supplier-contract.md), or half of them deferred MEF Sonata sellers
+ * (issue 18, see `gathering-suppliers.ts`) — against the bound that those very latencies and the
  * configured concurrency allow (`gatheringBound`). Wall time runs from the first POST to the moment the
  * last request is seen `COMPLETED` on a graphql-ws subscription opened before it.
  */
@@ -77,40 +82,21 @@ const workerConcurrency = 64;
  * meant to be the binding limit; the bound takes both into account whichever binds.
  */
 const sourceConcurrency = 16;
-/** Six of the demo catalogue's sources, so the simulator answers with real offers at the address. */
-const sourceKeys = [
-  ['kpn-wba', 'KPN'],
-  ['kpn-weas', 'KPN'],
-  ['eurofiber', 'Eurofiber'],
-  ['colt', 'Colt'],
-  ['zayo', 'Zayo'],
-  ['ziggo', 'Ziggo'],
-] as const;
 const batchSize = 100;
 /** The run ends when no event arrived for this long (ms) with requests still unfinished. */
 const idleLimitMs = 30_000;
 
 /**
- * Creates a fresh instance with six `http` sources pointing at `simulator` in the database at `path`
- * (through the operator resolvers the CLI uses), and client credentials for it.
+ * Creates a fresh instance with the sources of `suppliers` in the database at `path` (through the
+ * operator resolvers the CLI uses), and client credentials for it.
  */
-async function setUpInstance(path: string, code: string, simulator: SupplierSimulator) {
+async function setUpInstance(path: string, code: string, suppliers: GatheringSuppliers) {
   const services = await createServices(loadConfig({ DATABASE_URL: path, SEED_DEMO: 'false' }), {
     logger: createLogger('silent'),
   });
   try {
     await createInstance(services, { name: `Gathering bench ${code}`, code });
-    for (const [key, network] of sourceKeys) {
-      await registerInstanceSource(services, code, {
-        key,
-        name: `Simulated ${key}`,
-        network,
-        countryCodes: ['NL'],
-        endpointUrl: simulator.endpoint(key),
-        timeoutMs: 10_000,
-        concurrency: sourceConcurrency,
-      });
-    }
+    await suppliers.register(services, code);
     return await createApplication(services, { instance: code, roles: ['connectivity_check'] });
   } finally {
     await services.db.close();
@@ -198,15 +184,15 @@ async function gatheringRun(
   context: BenchContext,
   store: BenchStore,
   deployment: GatheringDeployment,
+  mix: SupplierMix,
   requests: number,
   runIndex: number,
 ): Promise<GatheringRun> {
   const database = await databaseCopy(context, store);
-  const simulator = await startSupplierSimulator({ behaviour: { latencyMinMs: 50, latencyMaxMs: 400 } });
-  const recorder = recordSupplierCalls(simulator.port);
+  const suppliers = await startGatheringSuppliers(mix, sourceConcurrency);
   const code = `GATH${'ABCDEFGHIJ'[runIndex] ?? 'X'}`;
   try {
-    const credentials = await setUpInstance(database.url, code, simulator);
+    const credentials = await setUpInstance(database.url, code, suppliers);
     const running = await startDeployment(database.url, deployment);
     const server = running.api;
     const cpuOfAll = () => {
@@ -227,7 +213,7 @@ async function gatheringRun(
         const [warmUpId = ''] = await create([0]);
         await waitUntil(() => watch.completedAt.has(warmUpId), 30_000);
         if (!watch.completedAt.has(warmUpId)) context.log('  warm-up request not seen completed within 30 s');
-        recorder.reset();
+        suppliers.reset();
 
         const rss = running.processes.map((child) => watchRss(child.pid));
         const cpuBefore = cpuOfAll();
@@ -270,11 +256,11 @@ async function gatheringRun(
           if (body.data?.status === 'completed') lostCompletions += 1;
         }
         const supplier = new LatencyRecorder();
-        for (const call of recorder.calls) supplier.record(call.ms);
+        for (const ms of suppliers.callMs()) supplier.record(ms);
         return {
           requests,
           wallMs: lastCompletion - firstPostAt,
-          bound: gatheringBound(recorder.calls, {
+          bound: suppliers.bound({
             concurrency: workerConcurrency,
             perSourceConcurrency: sourceConcurrency,
           }),
@@ -295,8 +281,7 @@ async function gatheringRun(
       await running.stop();
     }
   } finally {
-    recorder.stop();
-    await simulator.stop();
+    await suppliers.stop();
     await database.remove();
   }
 }
@@ -324,7 +309,7 @@ function measurements(
     {
       scenario,
       role: 'baseline',
-      label: 'bound: supplier latency ÷ concurrency',
+      label: 'bound: supplier latency (and Sonata processing) ÷ concurrency',
       round,
       throughput: perSecond(bound.boundMs),
       throughputUnit: 'req/s',
@@ -373,27 +358,37 @@ function measurements(
 
 /**
  * The gathering scenario of issue 8 on one store (`gathering` on SQLite, `pg-gathering` on PostgreSQL,
- * issue 16), and on PostgreSQL also split into an API process and a worker process with Redis
- * (`pg-gathering-split`, issue 17): 1,000 requests (150 with `--quick`) × 6 simulated sources. Each run
- * uses a fresh database copy, instance and simulator and yields two rows: the bound computed from that
- * run's own supplier latencies (baseline) and the gateway's wall time — twice (bound, run, bound, run),
- * once with `--quick`. Per-request p50/p99 is from a request's POST to its completion event; CPU and peak
- * RSS are the sums over the gateway's processes.
+ * issue 16), on PostgreSQL also split into an API process and a worker process with Redis
+ * (`pg-gathering-split`, issue 17), and with half the sources deferred MEF Sonata sellers
+ * (`gathering-sonata` on SQLite, issue 18): 1,000 requests (150 with `--quick`) × 6 simulated sources.
+ * Each run uses a fresh database copy, instance and simulators and yields two rows: the bound computed
+ * from that run's own supplier latencies (baseline) and the gateway's wall time — twice (bound, run,
+ * bound, run), once with `--quick`. Per-request p50/p99 is from a request's POST to its completion event;
+ * CPU and peak RSS are the sums over the gateway's processes.
  */
-export function gatheringScenario(store: BenchStore, deployment: GatheringDeployment = 'single'): Scenario {
-  const id = `${store === 'sqlite' ? 'gathering' : 'pg-gathering'}${deployment === 'split' ? '-split' : ''}`;
+export function gatheringScenario(
+  store: BenchStore,
+  deployment: GatheringDeployment = 'single',
+  mix: SupplierMix = 'http',
+): Scenario {
+  const id = `${store === 'sqlite' ? 'gathering' : 'pg-gathering'}${deployment === 'split' ? '-split' : ''}${mix === 'sonata-half' ? '-sonata' : ''}`;
   const where =
     store === 'sqlite'
       ? ''
       : deployment === 'split'
         ? 'PostgreSQL, API + worker processes: '
         : 'PostgreSQL: ';
+  const sources =
+    mix === 'http'
+      ? '6 simulated sources (50–400 ms)'
+      : '3 http + 3 deferred MEF Sonata sources (50–400 ms a call, 300 ms a POQ or Quote)';
+  const limit = mix === 'http' ? 1.2 : 1.3;
   return {
     id,
-    title: `${where}Gathering: requests × 6 simulated sources (50–400 ms), wall time vs latency/concurrency bound`,
-    target: 'wall ≤ 1.2 × bound, no completion event lost',
+    title: `${where}Gathering: requests × ${sources}, wall time vs latency/concurrency bound`,
+    target: `wall ≤ ${limit} × bound, no completion event lost`,
     goals: [
-      { metric: 'extra:wallToBound', atMost: 1.2 },
+      { metric: 'extra:wallToBound', atMost: limit },
       { metric: 'extra:missingCompletions', atMost: 0 },
     ],
     async run(context) {
@@ -401,8 +396,8 @@ export function gatheringScenario(store: BenchStore, deployment: GatheringDeploy
       const runs = context.quick ? 1 : 2;
       const rows: Measurement[] = [];
       for (let index = 0; index < runs; index += 1) {
-        context.log(`${id} run ${index + 1}: ${requests} requests × ${sourceKeys.length} sources`);
-        const run = await gatheringRun(context, store, deployment, requests, index + 1);
+        context.log(`${id} run ${index + 1}: ${requests} requests × ${sources}`);
+        const run = await gatheringRun(context, store, deployment, mix, requests, index + 1);
         context.log(
           `  wall ${(run.wallMs / 1000).toFixed(2)} s, bound ${(run.bound.boundMs / 1000).toFixed(2)} s ` +
             `(×${(run.wallMs / run.bound.boundMs).toFixed(2)}), ${run.missing} missing, ${run.bound.calls} calls`,

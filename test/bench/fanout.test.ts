@@ -1,64 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { summariseFanout } from '../../bench/lib/fanout-round.js';
-import { gatheringBound, supplierKeyOf } from '../../bench/lib/gathering-bound.js';
 import { receiveThreads } from '../../bench/scenarios/fanout.js';
-
-describe('gatheringBound', () => {
-  const calls = [
-    { source: 'a', ms: 100 },
-    { source: 'a', ms: 300 },
-    { source: 'a', ms: 200 },
-    { source: 'b', ms: 400 },
-    { source: 'c', ms: 50 },
-  ];
-
-  it('when the worker pool binds, then the bound is Σ latency ÷ concurrency', () => {
-    const bound = gatheringBound(calls, { concurrency: 2, perSourceConcurrency: 4 });
-
-    expect(bound).toEqual({
-      boundMs: 525,
-      globalTermMs: 525,
-      perSourceTermMs: 150,
-      longestCallMs: 400,
-      calls: 5,
-      totalCallMs: 1050,
-    });
-  });
-
-  it('when one source’s bulkhead binds, then the bound is that source’s Σ latency ÷ its concurrency', () => {
-    const bound = gatheringBound(calls, {
-      concurrency: 10,
-      perSourceConcurrency: new Map([
-        ['a', 1],
-        ['b', 1],
-        ['c', 1],
-      ]),
-    });
-
-    expect(bound.perSourceTermMs).toBe(600);
-    expect(bound.globalTermMs).toBe(105);
-    expect(bound.boundMs).toBe(600);
-  });
-
-  it('when concurrency is ample, then the bound is the longest single call', () => {
-    expect(gatheringBound(calls, { concurrency: 100, perSourceConcurrency: 100 }).boundMs).toBe(400);
-  });
-
-  it('when there are no calls, then the bound is 0', () => {
-    expect(gatheringBound([], { concurrency: 64, perSourceConcurrency: 16 }).boundMs).toBe(0);
-  });
-});
-
-describe('supplierKeyOf', () => {
-  it.each([
-    ['/suppliers/kpn-wba/availability', 'kpn-wba'],
-    ['/suppliers/colt/availability?mode=503', 'colt'],
-    ['/suppliers/colt/availability/x', null],
-    ['/stats', null],
-  ])('when the path is %s, then the key is %s', (path, key) => {
-    expect(supplierKeyOf(path)).toBe(key);
-  });
-});
 
 describe('summariseFanout', () => {
   it('when 2 of 3 subscribers get the first event and all get the second, then 1 is lost', () => {

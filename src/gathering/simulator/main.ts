@@ -37,6 +37,7 @@ if (options.protocol === 'mef-sonata') {
     port: Number(options.port),
     host,
     behaviour: { ...behaviour, stepMs: Number(options.stepMs) },
+    record: false,
   });
   const keys = readCatalogFile(demoCatalogPath).sources.map((source) => source.key);
   process.stdout.write(

@@ -287,6 +287,67 @@ describe('an instant Sonata seller', () => {
     ]);
   });
 
+  test('when the bare offering id basic-internet-access is asked without buyerId or sellerId, then the default seller qualifies and prices it across its technologies', async () => {
+    const bare = { offering: 'basic-internet-access', download: 100_000, upload: 100_000 };
+    const poq = await call(
+      'tele2',
+      'instant',
+      'poq',
+      'POST',
+      '/productOfferingQualification',
+      poqBody([bare, { ...bare, download: 20_000, upload: 20_000 }], LIJNBAANSGRACHT, true),
+    );
+    expect(
+      (poq.body.productOfferingQualificationItem as Json[]).map((item) => [
+        item.product.productOffering.id,
+        item.serviceabilityConfidence,
+      ]),
+    ).toEqual([
+      ['basic-internet-access', 'green'],
+      ['basic-internet-access', 'red'],
+    ]);
+
+    const quote = await call(
+      'tele2',
+      'instant',
+      'quote',
+      'POST',
+      '/quote',
+      quoteBody([bare], LIJNBAANSGRACHT, 36, true),
+    );
+    // Tele2's one 100/100 offer at the address is FTTH (shared): its catalogue price, 45.95 a month.
+    expect(quote.body.state).toBe('approved.orderable');
+    const [item] = quote.body.quoteItem as Json[];
+    expect(item.product.productOffering.id).toBe('basic-internet-access');
+    expect(item.quoteItemPrice[0].price.dutyFreeAmount).toEqual({ unit: 'EUR', value: 45.95 });
+  });
+
+  test('when the seller is started with another offering prefix, then its offerings carry that prefix and the default ids are unknown', async () => {
+    await seller.stop();
+    seller = await startSonataSeller({ offeringPrefix: 'bia' });
+    const candidate = (offering: string) => ({ offering, download: 100_000, upload: 100_000 });
+    const poq = await call(
+      'tele2',
+      'instant',
+      'poq',
+      'POST',
+      '/productOfferingQualification',
+      poqBody([candidate('bia-ftth-shared'), candidate('bia')], LIJNBAANSGRACHT, true),
+    );
+    expect(
+      (poq.body.productOfferingQualificationItem as Json[]).map((item) => item.serviceabilityConfidence),
+    ).toEqual(['green', 'green']);
+    const unknown = await call(
+      'tele2',
+      'instant',
+      'poq',
+      'POST',
+      '/productOfferingQualification',
+      poqBody([candidate('basic-internet-access-ftth-shared')], LIJNBAANSGRACHT, true),
+    );
+    expect([unknown.status, unknown.body]).toEqual([422, expect.any(Array)]);
+  });
+
   test('when a term the seller does not offer is asked, then the closest shorter one is quoted as an alternate', async () => {
     const [first] = tele2Candidates();
     const quote = await call(

@@ -59,6 +59,9 @@ export class Hub {
   private readonly queues = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
 
+  /** @param record whether to keep every notification in {@link Hub.sent} (tests read them). */
+  constructor(private readonly record = true) {}
+
   register(listener: Omit<Listener, 'id'>): Listener {
     const registered = { ...listener, id: randomUUID() };
     this.listeners.set(registered.id, registered);
@@ -118,7 +121,7 @@ export class Hub {
     } catch {
       // An unreachable or slow listener is the buyer's problem: recorded as status 0, never retried.
     }
-    this.sent.push({ url, body, status });
+    if (this.record) this.sent.push({ url, body, status });
   }
 
   /** Waits for every queued notification (tests read `sent` after it). */

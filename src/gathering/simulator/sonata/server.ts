@@ -41,9 +41,11 @@ export interface SonataSeller {
   /** The OAuth2 client-credentials token endpoint of that seller (its query may set `expires_in=<s>`). */
   tokenUrl(sourceKey: string): string;
   credentials: ClientCredentials;
-  /** Every API call received and answered, in order (token calls excluded), for tests to validate. */
+  /** Every API call received and answered, in order (token calls excluded), for tests to validate; empty
+   * when started with `record: false`. */
   exchanges: SonataExchange[];
-  /** Notifications the seller sent to listeners: `{ url, body, status }` in order of delivery. */
+  /** Notifications the seller sent to listeners: `{ url, body, status }` in order of delivery; empty when
+   * started with `record: false`. */
   notifications: { url: string; body: unknown; status: number }[];
   /** Resolves when every queued notification has been delivered (or failed). */
   settled(): Promise<void>;
@@ -95,6 +97,8 @@ function send(res: ServerResponse, answer: SellerAnswer): void {
  * @param options.behaviour latency, failure rates and step interval (default: none, 100 ms steps).
  * @param options.credentials the accepted client id and secret (default `connectivity-gateway` / `simulator-secret`).
  * @param options.offeringPrefix product offering id prefix (default `basic-internet-access`).
+ * @param options.record whether to keep every exchange and notification for the tests to read (default
+ *   true); a long-running simulator (`npm run supplier-sim`, the bench) passes false, keeping nothing.
  */
 export async function startSonataSeller(
   options: {
@@ -105,6 +109,7 @@ export async function startSonataSeller(
     random?: () => number;
     credentials?: ClientCredentials;
     offeringPrefix?: string;
+    record?: boolean;
   } = {},
 ): Promise<SonataSeller> {
   const behaviour = { ...quietBehaviour, ...options.behaviour };
@@ -116,7 +121,8 @@ export async function startSonataSeller(
   };
   const offeringPrefix = options.offeringPrefix ?? DEFAULT_OFFERING_PREFIX;
   const issuer = new TokenIssuer(credentials);
-  const hub = new Hub();
+  const record = options.record ?? true;
+  const hub = new Hub(record);
   const exchanges: SonataExchange[] = [];
   const scripts = new Map<string, number>();
   const hanging = new Set<ServerResponse>();
@@ -181,14 +187,15 @@ export async function startSonataSeller(
       }
     }
     const exchange = (answer: SellerAnswer, raw?: string) => {
-      exchanges.push({
-        method,
-        path: requestUrl.pathname,
-        query: Object.fromEntries(requestUrl.searchParams),
-        requestBody: body instanceof SyntaxError ? text : body,
-        status: answer.status,
-        responseBody: raw ?? answer.body,
-      });
+      if (record)
+        exchanges.push({
+          method,
+          path: requestUrl.pathname,
+          query: Object.fromEntries(requestUrl.searchParams),
+          requestBody: body instanceof SyntaxError ? text : body,
+          status: answer.status,
+          responseBody: raw ?? answer.body,
+        });
       send(res, answer);
     };
     const knobs = callKnobs(requestUrl, behaviour, random, scripts);
@@ -214,14 +221,15 @@ export async function startSonataSeller(
         break;
       case 'malformed': {
         const raw = '{"id": "1", "state": "ackn';
-        exchanges.push({
-          method,
-          path: requestUrl.pathname,
-          query: Object.fromEntries(requestUrl.searchParams),
-          requestBody: body,
-          status: method === 'POST' ? 201 : 200,
-          responseBody: raw,
-        });
+        if (record)
+          exchanges.push({
+            method,
+            path: requestUrl.pathname,
+            query: Object.fromEntries(requestUrl.searchParams),
+            requestBody: body,
+            status: method === 'POST' ? 201 : 200,
+            responseBody: raw,
+          });
         res.writeHead(method === 'POST' ? 201 : 200, { 'content-type': 'application/json;charset=utf-8' });
         res.end(raw);
         return;
