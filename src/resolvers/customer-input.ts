@@ -1,8 +1,8 @@
-import currencyCodes from 'currency-codes';
 import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import { checkVAT, countries as vatCountries } from 'jsvat';
 import { z } from 'zod';
 import { isCountryCode, normalisePostalCode, validatePostalCode } from '../geo/index.js';
+import { isCurrencyCode } from '../money.js';
 
 /** Optional text: trimmed, bounded; null and "" count as not given. */
 const text = (max: number) =>
@@ -102,10 +102,7 @@ export const customerInputSchema = z.strictObject({
     .transform((value) => value ?? false),
   preferredCurrency: z
     .string()
-    .refine(
-      (value) => /^[A-Z]{3}$/.test(value) && currencyCodes.code(value) !== undefined,
-      'must be an ISO 4217 currency code, e.g. EUR',
-    )
+    .refine(isCurrencyCode, 'must be an ISO 4217 currency code, e.g. EUR')
     .nullish()
     .transform((value) => value ?? null),
   monthlyAvailabilityRequestLimit: z

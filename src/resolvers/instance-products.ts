@@ -1,21 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import currencyCodes from 'currency-codes';
 import { z } from 'zod';
 import type { Context, Services } from '../context.js';
 import type { InstanceProductRow, NewInstanceProduct } from '../db/rows.js';
 import { AppError, notFound, validationError } from '../errors.js';
-import { currencyFractionDigits } from '../money.js';
+import { currencyFractionDigits, isCurrencyCode, toMinorUnits } from '../money.js';
 import { requireViewer } from './authentication.js';
 import { parseInput } from './validation.js';
 
 /** An ISO 4217 currency code. */
 export const currencySchema = z
   .string()
-  .refine(
-    (value) => /^[A-Z]{3}$/.test(value) && currencyCodes.code(value) !== undefined,
-    'must be an ISO 4217 currency code, e.g. EUR',
-  );
+  .refine(isCurrencyCode, 'must be an ISO 4217 currency code, e.g. EUR');
 
 /** A money amount in major units with no more decimals than the currency has, at least 0. */
 const amount = z.number().min(0).max(10_000_000);
@@ -34,8 +30,7 @@ function toMinor(value: number, currency: string): number {
 
 /** Checks that an amount has no more decimals than its currency allows (EUR: cents). */
 function fitsCurrency(value: number, currency: string): boolean {
-  const scaled = value * 10 ** currencyFractionDigits(currency);
-  return Math.abs(scaled - Math.round(scaled)) < 1e-6;
+  return toMinorUnits(value, currency) !== null;
 }
 
 /** An instance product to create (GraphQL and the CLI's import file share it); amounts in major units. */

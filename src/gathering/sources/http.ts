@@ -1,10 +1,8 @@
-import { currencyFractionDigits } from '../../money.js';
+import { toMinorUnits } from '../../money.js';
 import { defaultPolicySettings, type PolicySettings, policyFailure, SourcePolicies } from './policies.js';
+import { readLimitedText } from './response-body.js';
 import { type SupplierRequest, supplierResponseSchema } from './supplier-contract.js';
 import { type SourceAdapter, SourceError, type SourceOffer, type SourceQuery } from './types.js';
-
-/** Largest supplier answer read (2 MiB); a longer one is that source's failure. */
-export const MAX_SUPPLIER_RESPONSE_BYTES = 2 * 1024 * 1024;
 
 /** `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date, as milliseconds from `now`. */
 export function parseRetryAfter(value: string | null, now: Date): number | null {
@@ -38,29 +36,6 @@ function supplierRequest({ request, address }: SourceQuery): SupplierRequest {
       technology_types: filters.technologyTypes,
     },
   };
-}
-
-async function readLimited(response: Response): Promise<string> {
-  // Built only when thrown: an error captures a stack trace, which every answer would otherwise pay for.
-  const tooLarge = () =>
-    new SourceError('RESPONSE_TOO_LARGE', `The answer exceeds ${MAX_SUPPLIER_RESPONSE_BYTES} bytes.`, false);
-  if (Number(response.headers.get('content-length') ?? 0) > MAX_SUPPLIER_RESPONSE_BYTES) throw tooLarge();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (!response.body) return '';
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > MAX_SUPPLIER_RESPONSE_BYTES) throw tooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** Amount in major units → integer minor units, or null when it has more decimals than the currency. */
-function minorUnits(amount: number, currency: string): number | null {
-  const scaled = amount * 10 ** currencyFractionDigits(currency);
-  const rounded = Math.round(scaled);
-  return Math.abs(scaled - rounded) < 1e-6 ? rounded : null;
 }
 
 /**
@@ -114,7 +89,7 @@ async function callSupplier(
   }
   let text: string;
   try {
-    text = await readLimited(response);
+    text = await readLimitedText(response);
   } catch (error) {
     // A supplier that sends its head and then stalls times out like one that never answers.
     if (error instanceof SourceError || query.signal.aborted) throw error;
@@ -137,8 +112,8 @@ async function callSupplier(
     );
   }
   return parsed.data.offers.map((offer) => {
-    const mrc = minorUnits(offer.mrc, offer.currency);
-    const nrc = minorUnits(offer.nrc, offer.currency);
+    const mrc = toMinorUnits(offer.mrc, offer.currency);
+    const nrc = toMinorUnits(offer.nrc, offer.currency);
     if (mrc === null || nrc === null) {
       throw new SourceError(
         'INVALID_RESPONSE',

@@ -1,8 +1,8 @@
 import type { SourceRow } from '../../../db/rows.js';
 import { parseRetryAfter } from '../http.js';
 import { policyFailure, type SourcePolicies } from '../policies.js';
+import { readLimitedText } from '../response-body.js';
 import { SourceError } from '../types.js';
-import { readLimitedText } from './body.js';
 import { clientErrorFor, serverErrorFor } from './errors.js';
 import type { SonataSourceSettings } from './settings.js';
 import type { SonataTokenCache } from './token.js';

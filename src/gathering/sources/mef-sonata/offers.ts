@@ -1,5 +1,5 @@
 import type { SourceRow } from '../../../db/rows.js';
-import { currencyFractionDigits } from '../../../money.js';
+import { isCurrencyCode, toMinorUnits } from '../../../money.js';
 import type { SourceOffer } from '../types.js';
 import type { QuoteItem, QuotePrice, TerminationError } from './answers.js';
 import type { QuoteWish } from './requests.js';
@@ -60,21 +60,10 @@ export function describeTermination(errors: readonly TerminationError[] | undefi
     .join('; ');
 }
 
-/** An amount in major units as exact integer minor units of the currency, or null (B7). */
+/** An amount in major units as exact, non-negative integer minor units of the currency, or null (B7). */
 function minorUnits(amount: number, currency: string): number | null {
-  const scaled = amount * 10 ** currencyFractionDigits(currency);
-  const rounded = Math.round(scaled);
-  return Math.abs(scaled - rounded) < 1e-6 && rounded >= 0 ? rounded : null;
-}
-
-function validCurrency(unit: string | undefined): unit is string {
-  if (!unit || !/^[A-Z]{3}$/.test(unit)) return false;
-  try {
-    new Intl.NumberFormat('en', { style: 'currency', currency: unit });
-    return true;
-  } catch {
-    return false;
-  }
+  const minor = toMinorUnits(amount, currency);
+  return minor !== null && minor >= 0 ? minor : null;
 }
 
 /** A rate in kbps from an `InformationRate`, or null when it is not a whole number of kbps (B11/B12). */
@@ -136,7 +125,7 @@ export function offerFromQuoteItem(
   const oneOff = prices.filter((price) => price.priceType === 'nonRecurring');
   const amounts = [monthly[0], ...oneOff].map((price: QuotePrice) => price.price?.dutyFreeAmount);
   const currency = amounts[0]?.unit;
-  if (!validCurrency(currency) || amounts.some((amount) => amount?.unit !== currency)) {
+  if (!isCurrencyCode(currency) || amounts.some((amount) => amount?.unit !== currency)) {
     return decline('unusableAnswer', 'quote item prices without one ISO 4217 currency');
   }
   const minor = amounts.map((amount) =>

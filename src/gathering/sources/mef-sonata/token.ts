@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { parseRetryAfter } from '../http.js';
+import { readLimitedText } from '../response-body.js';
 import { SourceError } from '../types.js';
-import { readLimitedText } from './body.js';
 import type { SonataSourceSettings } from './settings.js';
 
 /** A bearer access token and when this cache stops handing it out. */

@@ -1,8 +1,11 @@
-import { MAX_SUPPLIER_RESPONSE_BYTES } from '../http.js';
-import { SourceError } from '../types.js';
+import { SourceError } from './types.js';
+
+/** Largest supplier answer read (2 MiB); a longer one is that source's failure. */
+export const MAX_SUPPLIER_RESPONSE_BYTES = 2 * 1024 * 1024;
 
 /**
- * A response body as text, read up to {@link MAX_SUPPLIER_RESPONSE_BYTES} (2 MiB, as for the `http` source).
+ * A supplier's response body as text (`http` and `mef-sonata` sources, token endpoints), read up to
+ * {@link MAX_SUPPLIER_RESPONSE_BYTES}.
  *
  * @throws {SourceError} `RESPONSE_TOO_LARGE` past the limit (declared or actual), before reading the rest;
  *   a broken or aborted stream rejects with the stream's own error.
