@@ -65,6 +65,44 @@ function addSonata(overrides: Record<string, string>, extra: string[] = []) {
   return runCli(database.path, ['source', 'add-sonata', ...Object.entries(options).flat(), ...extra]);
 }
 
+/**
+ * The eurofiber-sonata source as the CLI prints it after the first test added it (`--seller-id
+ * eurofiber-nl --poll-max-ms 2000`, the notifications mode), with `id` and the `sonata` fields given.
+ */
+function printedSource(id: unknown, sonata: Record<string, unknown>) {
+  return {
+    id,
+    key: 'eurofiber-sonata',
+    name: 'Eurofiber (Sonata)',
+    network: 'Eurofiber',
+    type: 'mef-sonata',
+    country_codes: ['NL'],
+    enabled: true,
+    endpoint_url: 'http://127.0.0.1:4100/sonata/eurofiber/notify',
+    has_credentials: true,
+    timeout_ms: 10_000,
+    concurrency: 4,
+    sonata: {
+      base_url: 'http://127.0.0.1:4100/sonata/eurofiber/notify',
+      seller_id: 'eurofiber-nl',
+      oauth2: {
+        token_url: 'http://127.0.0.1:4100/sonata/eurofiber/oauth2/token',
+        client_id: 'connectivity-gateway',
+        has_client_secret: true,
+      },
+      buyer_contact: {
+        name: 'Gateway operations',
+        email_address: 'noc@gateway.example',
+        number: '+31 20 555 0100',
+      },
+      product_offerings: offerings,
+      interaction: 'notifications',
+      poll: { initial_delay_ms: 250, max_delay_ms: 2000 },
+      ...sonata,
+    },
+  };
+}
+
 // Each CLI run starts a fresh Node process (about 2 s).
 describe('source add-sonata', { timeout: 60_000 }, () => {
   it('when a Sonata seller is added with its offerings from a file, then it prints the source and its settings, never the secret', async () => {
@@ -81,36 +119,7 @@ describe('source add-sonata', { timeout: 60_000 }, () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const printed = JSON.parse(result.stdout);
-    expect(printed).toEqual({
-      id: expect.stringMatching(/^src_[0-9a-z]{26}$/),
-      key: 'eurofiber-sonata',
-      name: 'Eurofiber (Sonata)',
-      network: 'Eurofiber',
-      type: 'mef-sonata',
-      country_codes: ['NL'],
-      enabled: true,
-      endpoint_url: 'http://127.0.0.1:4100/sonata/eurofiber/notify',
-      has_credentials: true,
-      timeout_ms: 10_000,
-      concurrency: 4,
-      sonata: {
-        base_url: 'http://127.0.0.1:4100/sonata/eurofiber/notify',
-        seller_id: 'eurofiber-nl',
-        oauth2: {
-          token_url: 'http://127.0.0.1:4100/sonata/eurofiber/oauth2/token',
-          client_id: 'connectivity-gateway',
-          has_client_secret: true,
-        },
-        buyer_contact: {
-          name: 'Gateway operations',
-          email_address: 'noc@gateway.example',
-          number: '+31 20 555 0100',
-        },
-        product_offerings: offerings,
-        interaction: 'notifications',
-        poll: { initial_delay_ms: 250, max_delay_ms: 2000 },
-      },
-    });
+    expect(printed).toEqual(printedSource(expect.stringMatching(/^src_[0-9a-z]{26}$/), {}));
     expect(result.stdout).not.toContain(secret);
     const served = await admin.api.graphql('{ sources { id type hasCredentials sonata { interaction } } }');
     expect(served.data.sources).toEqual([
@@ -185,36 +194,9 @@ describe('source update-sonata', { timeout: 60_000 }, () => {
 
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({
-      id: before.id,
-      key: 'eurofiber-sonata',
-      name: 'Eurofiber (Sonata)',
-      network: 'Eurofiber',
-      type: 'mef-sonata',
-      country_codes: ['NL'],
-      enabled: true,
-      endpoint_url: 'http://127.0.0.1:4100/sonata/eurofiber/notify',
-      has_credentials: true,
-      timeout_ms: 10_000,
-      concurrency: 4,
-      sonata: {
-        base_url: 'http://127.0.0.1:4100/sonata/eurofiber/notify',
-        seller_id: 'eurofiber-nl',
-        oauth2: {
-          token_url: 'http://127.0.0.1:4100/sonata/eurofiber/oauth2/token',
-          client_id: 'connectivity-gateway',
-          has_client_secret: true,
-        },
-        buyer_contact: {
-          name: 'Gateway operations',
-          email_address: 'noc@gateway.example',
-          number: '+31 20 555 0100',
-        },
-        product_offerings: [fiberWba],
-        interaction: 'deferred',
-        poll: { initial_delay_ms: 250, max_delay_ms: 2000 },
-      },
-    });
+    expect(JSON.parse(result.stdout)).toEqual(
+      printedSource(before.id, { product_offerings: [fiberWba], interaction: 'deferred' }),
+    );
     expect(result.stdout).not.toContain(secret);
     const after = await storedSource('eurofiber-sonata');
     expect([before.credentials, after.credentials, after.settings.interaction]).toEqual([

@@ -75,7 +75,10 @@ export function createSourcePolicy(source: SourceRow, settings: PolicySettings):
     bulkhead(source.concurrency, settings.queueSize),
     retryPolicy,
     breaker,
-    timeout(source.timeoutMs, TimeoutStrategy.Cooperative),
+    // Every call reads its whole answer before it returns, so nothing is left to cancel then: without
+    // `abortOnReturn: false` cockatiel aborts each finished call's signal, which costs a DOMException with
+    // its stack trace and a pass over the fetch's abort listeners (about 1 % of gathering CPU, profiled).
+    timeout(source.timeoutMs, { strategy: TimeoutStrategy.Cooperative, abortOnReturn: false }),
   );
 }
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { type PostgresDb, postgresDb } from '../../../src/db/postgres/client.js';
 import { migratePostgres } from '../../../src/db/postgres/migrate.js';
 import { openPostgresPool } from '../../../src/db/postgres/pool.js';
-import * as pgQueries from '../../../src/db/postgres/queries/gathering-tasks.js';
+import * as pgQueries from '../../../src/db/postgres/queries/index.js';
 import * as pgSchema from '../../../src/db/postgres/schema/index.js';
 import type { GatheredProduct, StoredFilters } from '../../../src/db/rows.js';
 import { openDatabase, type SqliteDb } from '../../../src/db/sqlite/client.js';
@@ -258,7 +258,7 @@ describe('gathering tasks on PostgreSQL, call for call as on SQLite', () => {
     ]);
     expect(first.claimed[0]).toMatchObject({
       source: { id: 'src_B', countryCodes: ['NL'], enabled: true },
-      request: { id: 'avr_x', status: 'pending', filters: noFilters },
+      request: { id: 'avr_x', status: 'in_progress', filters: noFilters },
       address: { id: 'adr_avr_x', latitude: 52.3759, coordinatesPrecision: 'address' },
     });
     expect(first.changed).toEqual(changed('avr_Y', 'avr_x'));

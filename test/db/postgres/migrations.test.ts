@@ -274,7 +274,7 @@ describe('the PostgreSQL schema and its migrations', () => {
           maxAttempts: 3,
         }),
       );
-      const lease = statements.find((statement) => statement.text.includes('with expired'));
+      const lease = statements.find((statement) => statement.text.includes('expired as materialized'));
 
       const plan = await explain(pool, lease?.text ?? '', lease?.values);
 

@@ -1,15 +1,9 @@
-import { and, asc, eq, gte, inArray, lte, min, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, min, sql } from 'drizzle-orm';
 import { newId } from '../../../ids.js';
-import type { ChangedRequest, ClaimedTask, GatheredProduct, TaskCompletion } from '../../rows.js';
+import type { ChangedRequest, GatheredProduct, TaskCompletion } from '../../rows.js';
 import { bulkInserter } from '../bulk-insert.js';
 import type { PostgresDb } from '../client.js';
-import {
-  addresses,
-  availabilityRequestProducts,
-  availabilityRequests,
-  gatheringTasks,
-  sources,
-} from '../schema/index.js';
+import { availabilityRequestProducts, availabilityRequests, gatheringTasks } from '../schema/index.js';
 
 /** A transaction of {@link PostgresDb}. */
 type Tx = Parameters<Parameters<PostgresDb['transaction']>[0]>[0];
@@ -49,123 +43,6 @@ async function finishSources(tx: Tx, finished: { requestId: string; now: Date }[
      from unnest(${sql.param(ids)}::text[], ${sql.param(entries.map((entry) => entry.count))}::int[],
                  ${sql.param(entries.map((entry) => entry.now.toISOString()))}::timestamptz[]) as c(id, count, now)
     where ${r.id} = c.id`);
-}
-
-/** Running with a lease that expired by `now` (its worker died or stalled). */
-const expiredBy = (now: Date) =>
-  and(eq(gatheringTasks.status, 'running'), lte(gatheringTasks.leaseExpiresAt, now));
-
-/**
- * Claims up to `limit` runnable tasks for `owner` with a lease until `now + leaseMs`, in one transaction.
- * Runnable: queued and due, or running with an expired lease (its worker died). A task whose lease
- * expired after its last allowed attempt ends as failed instead, so a task that keeps killing its worker
- * cannot loop forever. Requests of claimed tasks move from `pending` to `in_progress`.
- *
- * Race-free on PostgreSQL: candidates are read with `SELECT ... FOR UPDATE SKIP LOCKED` and leased in the
- * same transaction, so concurrent claimers (other pools, other processes) each lock a disjoint set of
- * tasks and a task is never leased twice at once; a claimer skips what another one is deciding on.
- * An expired lease is reclaimed only below `maxAttempts` (re-checked, as the rows may change between the
- * statements of a READ COMMITTED transaction), so an exhausted task is never run again.
- * `claimed` is in task id order, `changed` lists the exhausted tasks' requests (in task id order), then
- * the requests that left `pending` in id byte order — SQLite returns updated rows in rowid order, which is
- * id order for the ids `newId` makes (time-ordered, inserted in order).
- */
-export async function claimTasks(
-  db: PostgresDb,
-  input: { owner: string; now: Date; leaseMs: number; limit: number; maxAttempts: number },
-): Promise<{ claimed: ClaimedTask[]; changed: ChangedRequest[] }> {
-  const { now, maxAttempts } = input;
-  const t = gatheringTasks;
-  return db.transaction(async (tx) => {
-    const exhausted = await tx
-      .select({ id: t.id, instanceId: t.instanceId, availabilityRequestId: t.availabilityRequestId })
-      .from(t)
-      .where(and(expiredBy(now), gte(t.attempts, maxAttempts)))
-      .orderBy(asc(t.id))
-      .for('update', { skipLocked: true });
-    const changed: ChangedRequest[] = exhausted.map(({ instanceId, availabilityRequestId }) => ({
-      instanceId,
-      availabilityRequestId,
-    }));
-    if (exhausted.length > 0) {
-      await tx
-        .update(t)
-        .set({
-          status: 'failed',
-          leaseOwner: null,
-          leaseExpiresAt: null,
-          errorCode: 'LEASE_EXPIRED',
-          errorMessage: 'The worker running this source stopped responding too often.',
-          finishedAt: now,
-          updatedAt: now,
-        })
-        .where(
-          inArray(
-            t.id,
-            exhausted.map((row) => row.id),
-          ),
-        );
-      await finishSources(
-        tx,
-        exhausted.map((row) => ({ requestId: row.availabilityRequestId, now })),
-      );
-    }
-    if (input.limit <= 0) return { claimed: [], changed };
-    // One statement: two index-ordered reads instead of one OR (which would sort every queued task on each
-    // claim), expired leases first, each locking with SKIP LOCKED only the rows it returns — the queued read
-    // runs only as far as the slots the expired ones left — and the lease written on what they locked.
-    const until = new Date(now.getTime() + input.leaseMs);
-    const leased = await tx.execute<{ id: string }>(sql`
-      with expired as materialized (
-        select id from ${t}
-         where status = 'running' and lease_expires_at <= ${now} and attempts < ${maxAttempts}
-         order by lease_expires_at, id limit ${input.limit} for update skip locked),
-      queued as materialized (
-        select id from ${t} where status = 'queued' and available_at <= ${now}
-         order by available_at, id limit greatest(${input.limit} - (select count(*) from expired), 0)
-           for update skip locked)
-      update ${t} set status = 'running', lease_owner = ${input.owner}, lease_expires_at = ${until},
-             attempts = attempts + 1, updated_at = ${now}
-       where id in (select id from expired union all select id from queued)
-      returning id`);
-    const candidates = leased.rows.map((row) => Number(row.id));
-    if (candidates.length === 0) return { claimed: [], changed };
-    const rows = await tx
-      .select({ task: t, source: sources, request: availabilityRequests, address: addresses })
-      .from(t)
-      .innerJoin(sources, eq(sources.id, t.sourceId))
-      .innerJoin(availabilityRequests, eq(availabilityRequests.id, t.availabilityRequestId))
-      .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId))
-      .where(inArray(t.id, candidates))
-      .orderBy(asc(t.id));
-    changed.push(...(await startRequests(tx, [...new Set(rows.map((row) => row.request.id))], now)));
-    const claimed = rows.map((row) => ({
-      taskId: row.task.id,
-      attempts: row.task.attempts,
-      source: row.source,
-      request: row.request,
-      address: row.address,
-    }));
-    return { claimed, changed };
-  });
-}
-
-/** Moves the `pending` ones of these requests to `in_progress`, locking them in id order; returns them. */
-async function startRequests(tx: Tx, requestIds: string[], now: Date): Promise<ChangedRequest[]> {
-  const r = availabilityRequests;
-  // One statement: the pending ones are locked in id order (the CTE's rows come sorted, and each is locked
-  // as it comes), then updated. A locked row is re-read at its newest version: a request another claimer
-  // started meanwhile is no longer pending and is left out.
-  const started = await tx.execute<{ instance_id: string; id: string }>(sql`
-    with pending as materialized (
-      select id from ${r} where id = any(${sql.param(requestIds)}::text[]) and status = 'pending'
-       order by id for no key update)
-    update ${r} set status = 'in_progress', updated_at = ${now}
-     where id in (select id from pending) and status = 'pending'
-    returning instance_id, id`);
-  return started.rows
-    .map((row) => ({ instanceId: row.instance_id, availabilityRequestId: row.id }))
-    .sort((a, b) => byId(a.availabilityRequestId, b.availabilityRequestId));
 }
 
 /** Lease fence: the task is still running and still leased to `owner`. */

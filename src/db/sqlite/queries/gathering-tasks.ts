@@ -82,12 +82,17 @@ export async function claimTasks(
       });
       const rows = statements.leased.all({ ids: candidates });
       const requestIds = JSON.stringify(rows.map((row) => row.request.id));
-      changed.push(...statements.startRequests.all({ ids: requestIds, nowMs }));
+      const started = statements.startRequests.all({ ids: requestIds, nowMs });
+      changed.push(...started);
+      // The requests as they are once the claim commits: the ones it started are in progress.
+      const startedIds = new Set(started.map((row) => row.availabilityRequestId));
       const claimed = rows.map((row) => ({
         taskId: row.task.id,
         attempts: row.task.attempts,
         source: row.source,
-        request: row.request,
+        request: startedIds.has(row.request.id)
+          ? { ...row.request, status: 'in_progress' as const, updatedAt: input.now }
+          : row.request,
         address: row.address,
       }));
       return { claimed, changed };

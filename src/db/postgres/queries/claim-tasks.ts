@@ -1,0 +1,150 @@
+import { asc, eq, sql } from 'drizzle-orm';
+import type { ChangedRequest, ClaimedTask } from '../../rows.js';
+import type { PostgresDb } from '../client.js';
+import { preparedQuery } from '../prepared.js';
+import { addresses, availabilityRequests, gatheringTasks, sources } from '../schema/index.js';
+
+/**
+ * The claim as one statement (`claimTasks`), run as a named prepared statement without `BEGIN`/`COMMIT`:
+ * a claim was six round trips, and on PostgreSQL each costs the gateway a socket write and a wake-up of the
+ * server process (about a tenth of the gathering CPU, profiled in `npm run bench`, pg-gathering).
+ *
+ * Every step is a CTE of the one statement, so it commits or fails as a whole, and all read one snapshot:
+ * 1. `exhausted`: running tasks whose lease expired after their last allowed attempt, locked `FOR UPDATE
+ *    SKIP LOCKED` in id order; `failed` ends them (`LEASE_EXPIRED`), and `finished` counts each as a
+ *    finished source on its request — the requests locked in id order first (`locked`), status and
+ *    progress only moving forward.
+ * 2. `expired` then `queued`: two index-ordered reads instead of one OR (which would sort every queued task
+ *    on each claim), expired leases first, each locking with SKIP LOCKED only the rows it returns — the
+ *    queued read runs only as far as the slots the expired ones left; `leased` writes the lease on them.
+ * 3. `pending` then `started`: the requests of leased tasks still `pending`, locked in id order and moved to
+ *    `in_progress`. A locked row is re-read at its newest version, so a request another claimer started
+ *    meanwhile is no longer pending and is left out.
+ * `finished` and `started` touch different requests: one with a running task has left `pending`.
+ * The lock order is the one of `gathering-tasks.ts`: tasks first, then requests in id order.
+ *
+ * The result is one row per exhausted task (`kind` `exhausted`, its request), started request (`started`)
+ * and leased task (`leased`, its id).
+ */
+const CLAIM_SQL = `
+with exhausted as materialized (
+  select id, instance_id, availability_request_id from gathering_tasks
+   where status = 'running' and lease_expires_at <= $1 and attempts >= $2
+   order by id for update skip locked),
+failed as (
+  update gathering_tasks set status = 'failed', lease_owner = null, lease_expires_at = null,
+         error_code = 'LEASE_EXPIRED',
+         error_message = 'The worker running this source stopped responding too often.',
+         finished_at = $1, updated_at = $1
+   where id in (select id from exhausted)),
+counts as materialized (
+  select availability_request_id as id, count(*)::int as count from exhausted group by availability_request_id),
+locked as materialized (
+  select id from availability_requests where id in (select id from counts) order by id for no key update),
+finished as (
+  update availability_requests r
+     set sources_finished = least(r.sources_finished + c.count, r.sources_total),
+         status = case when r.status = 'completed' or r.sources_finished + c.count >= r.sources_total
+                       then 'completed' else 'in_progress' end,
+         updated_at = $1
+    from counts c
+   where r.id = c.id and r.id in (select id from locked)),
+expired as materialized (
+  select id from gathering_tasks
+   where status = 'running' and lease_expires_at <= $1 and attempts < $2
+   order by lease_expires_at, id limit $3 for update skip locked),
+queued as materialized (
+  select id from gathering_tasks where status = 'queued' and available_at <= $1
+   order by available_at, id limit greatest($3 - (select count(*) from expired), 0)
+     for update skip locked),
+leased as (
+  update gathering_tasks set status = 'running', lease_owner = $4, lease_expires_at = $5,
+         attempts = attempts + 1, updated_at = $1
+   where id in (select id from expired union all select id from queued)
+  returning id, availability_request_id),
+pending as materialized (
+  select id from availability_requests
+   where id in (select availability_request_id from leased) and status = 'pending'
+   order by id for no key update),
+started as (
+  update availability_requests set status = 'in_progress', updated_at = $1
+   where id in (select id from pending) and status = 'pending'
+  returning instance_id, id)
+select 'exhausted' as kind, id::text as task_id, instance_id, availability_request_id from exhausted
+union all
+select 'started', null, instance_id, id from started
+union all
+select 'leased', id::text, null, availability_request_id from leased`;
+
+/** The claimed tasks with their source, request and address, in task id order. */
+const claimedRows = preparedQuery('claimed_tasks', (db, name) => {
+  const t = gatheringTasks;
+  return db
+    .select({ task: t, source: sources, request: availabilityRequests, address: addresses })
+    .from(t)
+    .innerJoin(sources, eq(sources.id, t.sourceId))
+    .innerJoin(availabilityRequests, eq(availabilityRequests.id, t.availabilityRequestId))
+    .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId))
+    .where(sql`${t.id} = any(${sql.placeholder('ids')}::bigint[])`)
+    .orderBy(asc(t.id))
+    .prepare(name);
+});
+
+/** Byte order of ids, as SQLite sorts them. */
+const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Claims up to `limit` runnable tasks for `owner` with a lease until `now + leaseMs`: one statement
+ * ({@link CLAIM_SQL}), then a read of what it leased. Runnable: queued and due, or running with an expired
+ * lease (its worker died). A task whose lease expired after its last allowed attempt ends as failed
+ * instead, so a task that keeps killing its worker cannot loop forever. Requests of claimed tasks move
+ * from `pending` to `in_progress`.
+ *
+ * Race-free on PostgreSQL: candidates are read with `SELECT ... FOR UPDATE SKIP LOCKED` and leased in the
+ * same statement, so concurrent claimers (other pools, other processes) each lock a disjoint set of tasks
+ * and a task is never leased twice at once; a claimer skips what another one is deciding on. An expired
+ * lease is reclaimed only below `maxAttempts`, so an exhausted task is never run again.
+ *
+ * `claimed` is in task id order, `changed` lists the exhausted tasks' requests (in task id order), then
+ * the requests that left `pending` in id byte order — as the SQLite store returns them.
+ */
+export async function claimTasks(
+  db: PostgresDb,
+  input: { owner: string; now: Date; leaseMs: number; limit: number; maxAttempts: number },
+): Promise<{ claimed: ClaimedTask[]; changed: ChangedRequest[] }> {
+  const { now } = input;
+  const until = new Date(now.getTime() + input.leaseMs);
+  const result = await db.$client.query<{
+    kind: 'exhausted' | 'started' | 'leased';
+    task_id: string | null;
+    instance_id: string | null;
+    availability_request_id: string;
+  }>({
+    name: 'claim_tasks',
+    text: CLAIM_SQL,
+    values: [now, input.maxAttempts, Math.max(0, input.limit), input.owner, until],
+  });
+  const exhausted: { taskId: number; change: ChangedRequest }[] = [];
+  const started: ChangedRequest[] = [];
+  const leased: number[] = [];
+  for (const row of result.rows) {
+    const change = { instanceId: row.instance_id ?? '', availabilityRequestId: row.availability_request_id };
+    if (row.kind === 'exhausted') exhausted.push({ taskId: Number(row.task_id), change });
+    else if (row.kind === 'started') started.push(change);
+    else leased.push(Number(row.task_id));
+  }
+  const changed = [
+    ...exhausted.sort((a, b) => a.taskId - b.taskId).map((entry) => entry.change),
+    ...started.sort((a, b) => byId(a.availabilityRequestId, b.availabilityRequestId)),
+  ];
+  if (leased.length === 0) return { claimed: [], changed };
+  const rows = await claimedRows(db).execute({ ids: leased });
+  const claimed = rows.map((row) => ({
+    taskId: row.task.id,
+    attempts: row.task.attempts,
+    source: row.source,
+    request: row.request,
+    address: row.address,
+  }));
+  return { claimed, changed };
+}
