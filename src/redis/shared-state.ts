@@ -3,8 +3,8 @@ import type { Logger } from '../logger.js';
 import { closeRedis, openRedis } from './connection.js';
 import { type EventProgress, RedisEventHistory } from './event-history.js';
 import { RedisEventTarget } from './event-target.js';
-import { RedisGatheringWakeups } from './gathering-wakeups.js';
-import { RedisSonataNotifications } from './sonata-notifications.js';
+import { type RedisGatheringWakeups, redisGatheringWakeups } from './gathering-wakeups.js';
+import { type RedisSonataNotifications, redisSonataNotifications } from './sonata-notifications.js';
 
 /** What instances share through Redis when `REDIS_URL` is set (issue 17). */
 export interface RedisSharedState {
@@ -55,8 +55,8 @@ export async function openRedisSharedState(
   };
   const history = new RedisEventHistory(commands, prefix, options.historySize);
   const events = new RedisEventTarget(history, subscriber, prefix, log, options.progress);
-  const wakeups = new RedisGatheringWakeups(commands, subscriber, prefix, log);
-  const sonataNotifications = new RedisSonataNotifications(commands, subscriber, prefix, log);
+  const wakeups = redisGatheringWakeups(commands, subscriber, prefix, log);
+  const sonataNotifications = redisSonataNotifications(commands, subscriber, prefix, log);
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([

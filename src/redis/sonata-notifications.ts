@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { SonataNotification } from '../gathering/sources/mef-sonata/index.js';
 import type { Logger } from '../logger.js';
+import { RedisBroadcast } from './broadcast.js';
 
 /** A forwarded notification as it travels (only what the inbox keeps; ours, but Redis may be shared). */
 const notificationSchema = z.object({
@@ -22,49 +23,24 @@ const notificationSchema = z.object({
  * makes the second delivery in the accepting process a no-op. An event lost while Redis is away costs only
  * time: the waiting query polls at its deadline's end, or the seller's next event wakes it.
  */
-export class RedisSonataNotifications {
-  private readonly channel: string;
-  private readonly listeners = new Set<(notification: SonataNotification) => void>();
-  /** Resolves once Redis confirmed the subscription. */
-  readonly ready: Promise<void>;
+export type RedisSonataNotifications = RedisBroadcast<SonataNotification>;
 
-  constructor(
-    private readonly publisher: Redis,
-    subscriber: Redis,
-    prefix: string,
-    private readonly logger: Logger,
-  ) {
-    this.channel = `${prefix}sonata-notifications`;
-    subscriber.on('message', (channel: string, message: string) => {
-      if (channel !== this.channel) return;
-      const notification = this.parse(message);
-      if (!notification) return;
-      for (const listener of this.listeners) listener(notification);
-    });
-    this.ready = subscriber.subscribe(this.channel).then(() => undefined);
-  }
-
-  /** Hands an accepted notification to every process (this one's listeners too, through Redis). */
-  publish(notification: SonataNotification): void {
-    this.publisher
-      .publish(this.channel, JSON.stringify(notification))
-      .catch((error: unknown) =>
-        this.logger.warn({ err: error }, 'could not forward a Sonata notification to the other processes'),
-      );
-  }
-
-  /** Calls `listener` with every notification any process accepted; returns the function that stops it. */
-  onNotification(listener: (notification: SonataNotification) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private parse(message: string): SonataNotification | null {
-    try {
-      return notificationSchema.parse(JSON.parse(message));
-    } catch (error) {
-      this.logger.warn({ err: error }, 'ignored a malformed forwarded Sonata notification');
-      return null;
-    }
-  }
+/** The Sonata notifications' channel on these connections; see {@link RedisSonataNotifications}. */
+export function redisSonataNotifications(
+  publisher: Redis,
+  subscriber: Redis,
+  prefix: string,
+  logger: Logger,
+): RedisSonataNotifications {
+  return new RedisBroadcast<SonataNotification>(
+    publisher,
+    subscriber,
+    `${prefix}sonata-notifications`,
+    {
+      encode: (notification) => JSON.stringify(notification),
+      decode: (message) => notificationSchema.parse(JSON.parse(message)),
+    },
+    'forwarded Sonata notification',
+    logger,
+  );
 }

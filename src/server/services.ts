@@ -63,7 +63,7 @@ export async function createServices(
       })
     : null;
   const wakeLocal = options.wakeGathering ?? (() => {});
-  if (redis && options.wakeGathering) redis.wakeups.onWake(options.wakeGathering);
+  if (redis && options.wakeGathering) redis.wakeups.listen(options.wakeGathering);
   return {
     db,
     config,

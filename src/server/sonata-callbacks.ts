@@ -54,7 +54,7 @@ export async function createSonataWiring(services: Services): Promise<SonataWiri
     callbackBaseUrl: `${(config.PUBLIC_BASE_URL ?? 'http://127.0.0.1').replace(/\/+$/, '')}${SONATA_CALLBACK_PATH}`,
     now: () => services.clock.now(),
   });
-  redis?.sonataNotifications.onNotification((notification) => inbox.deliver(notification));
+  redis?.sonataNotifications.listen((notification) => inbox.deliver(notification));
   const deliver = (notification: SonataNotification) => {
     if (inbox.deliver(notification)) redis?.sonataNotifications.publish(notification);
   };

@@ -198,10 +198,10 @@ describe('the event bus through Redis', () => {
     const b = await instance('wake:');
     let heardA = 0;
     let heardB = 0;
-    a.state.wakeups.onWake(() => {
+    a.state.wakeups.listen(() => {
       heardA += 1;
     });
-    b.state.wakeups.onWake(() => {
+    b.state.wakeups.listen(() => {
       heardB += 1;
     });
     a.state.wakeups.publish();
@@ -210,6 +210,37 @@ describe('the event bus through Redis', () => {
       ([x, y]) => x === 1 && y === 1,
     );
     expect([heardA, heardB]).toEqual([1, 1]);
+  });
+
+  it('when a Sonata notification is forwarded, then every instance hears it once, and a malformed message on its channel is dropped', async () => {
+    const a = await instance('hub:');
+    const b = await instance('hub:');
+    const heard: [string, string][] = [];
+    a.state.sonataNotifications.listen((notification) => heard.push(['a', notification.eventId]));
+    b.state.sonataNotifications.listen((notification) => heard.push(['b', notification.eventId]));
+    const notification = {
+      sourceId: 'src_1',
+      api: 'poq' as const,
+      eventId: 'evt-1',
+      eventType: 'poqStateChangeEvent',
+      eventTime: '2026-11-26T06:00:00.000Z',
+      resourceId: 'poq-1',
+      itemId: null,
+    };
+
+    await a.state.commands.publish('hub:sonata-notifications', '{"sourceId": "src_1"}');
+    await a.state.commands.publish('hub:sonata-notifications', 'not json');
+    a.state.sonataNotifications.publish(notification);
+    await waitFor(
+      () => Promise.resolve(heard.length),
+      (count) => count >= 2,
+    );
+
+    // Redis delivers a channel's messages in order: the two malformed ones came first and were dropped.
+    expect(heard.sort()).toEqual([
+      ['a', 'evt-1'],
+      ['b', 'evt-1'],
+    ]);
   });
 
   it('when Redis does not answer at start, then opening the shared state fails naming REDIS_URL, not the URL', async () => {
