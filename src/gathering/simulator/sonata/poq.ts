@@ -3,29 +3,21 @@ import { itemProblems } from './item-rules.js';
 import {
   calendarDays,
   type Lifecycle,
-  type LifecycleEvent,
   later,
   type SellerContext,
-  type StateChange,
   sellerContact,
   VALIDITY_MS,
 } from './lifecycle.js';
 import { matchingOffers, offersAtPlace } from './offerings.js';
 import { installPlace, isProblem } from './place.js';
 import { requestedBandwidth } from './product.js';
+import { type ItemRecord, Progression } from './progression.js';
 import type { PoqCreate, PoqCreateItem } from './requests.js';
 
 /** The seller's verdict on one POQ item, decided when the POQ is created. */
 type Verdict =
   | { kind: 'ready'; confidence: 'green' | 'red'; installationDays: number | null; reason: string }
   | { kind: 'terminated'; problem: ItemProblem };
-
-interface ItemRecord {
-  request: PoqCreateItem;
-  verdict: Verdict;
-  state: string;
-  stateChange: StateChange[];
-}
 
 const FINAL = ['done.ready', 'done.unableToProvide', 'terminatedWithError'];
 
@@ -106,52 +98,34 @@ export function createPoq(
   const problems = businessProblems(context, body, instant);
   if (problems.length > 0) return { answer: error422(problems) };
   const { productOfferingQualificationItem: requestItems, ...common } = body;
-  const created = options.now.toISOString();
-  let state = 'acknowledged';
-  const stateChange: StateChange[] = [{ changeDate: created, state }];
-  let completedAt: string | undefined;
-  const items: ItemRecord[] = requestItems.map((request, index) => ({
-    request,
-    verdict: verdict(context, request, `/productOfferingQualificationItem/${index}`),
-    state: 'acknowledged',
-    stateChange: [{ changeDate: created, state: 'acknowledged' }],
-  }));
-  const moveItem = (item: ItemRecord, next: string, at: string, events: LifecycleEvent[]) => {
-    item.state = next;
-    item.stateChange.push({ changeDate: at, state: next });
-    events.push({ eventType: 'poqItemStateChangeEvent', itemId: item.request.id });
-  };
-  const finish = (now: Date, events: LifecycleEvent[]) => {
-    const at = now.toISOString();
+  const progression = new Progression(
+    options.now,
+    requestItems,
+    (request, index) => verdict(context, request, `/productOfferingQualificationItem/${index}`),
+    { item: 'poqItemStateChangeEvent', whole: 'poqStateChangeEvent' },
+    FINAL,
+  );
+  const finish = (now: Date) => {
     const deadline = body.requestedPOQCompletionDate ? Date.parse(body.requestedPOQCompletionDate) : null;
     const late = !instant && (options.unableToProvide || (deadline !== null && now.getTime() > deadline));
-    for (const item of items) {
-      moveItem(
-        item,
+    return progression.end(
+      now,
+      (item) =>
         late ? 'done.abandoned' : item.verdict.kind === 'ready' ? 'done.ready' : 'terminatedWithError',
-        at,
-        events,
-      );
-    }
-    state = late
-      ? 'done.unableToProvide'
-      : items.some((item) => item.state === 'terminatedWithError')
-        ? 'terminatedWithError'
-        : 'done.ready';
-    stateChange.push({ changeDate: at, state });
-    completedAt = at;
-    events.push({ eventType: 'poqStateChangeEvent' });
+      (items) =>
+        late
+          ? 'done.unableToProvide'
+          : items.some((item) => item.state === 'terminatedWithError')
+            ? 'terminatedWithError'
+            : 'done.ready',
+    );
   };
-  const itemView = (item: ItemRecord): Record<string, unknown> => {
-    const view: Record<string, unknown> = {
-      ...item.request,
-      state: item.state,
-      stateChange: item.stateChange,
-    };
+  const itemView = (item: ItemRecord<PoqCreateItem, Verdict>): Record<string, unknown> => {
+    const view = progression.itemView(item);
     if (item.state === 'done.ready' && item.verdict.kind === 'ready') {
       view.serviceabilityConfidence = item.verdict.confidence;
       view.serviceabilityConfidenceReason = item.verdict.reason;
-      view.guaranteedUntilDate = later(new Date(completedAt ?? created), VALIDITY_MS);
+      view.guaranteedUntilDate = later(new Date(progression.completedAt ?? options.now), VALIDITY_MS);
       if (item.verdict.installationDays !== null)
         view.installationInterval = calendarDays(item.verdict.installationDays);
     }
@@ -167,32 +141,21 @@ export function createPoq(
     buyerId: options.buyerId,
     sellerId: options.sellerId,
     unread: 0,
-    complete: () => FINAL.includes(state),
+    complete: () => progression.complete(),
     view: () => ({
       ...common,
       relatedContactInformation: [...common.relatedContactInformation, sellerContact(context)],
       id: options.id,
       href: `${context.apiBase('poq')}/productOfferingQualification/${options.id}`,
-      state,
-      stateChange,
-      ...(completedAt
-        ? { effectiveQualificationDate: completedAt }
+      state: progression.state,
+      stateChange: progression.stateChange,
+      ...(progression.completedAt
+        ? { effectiveQualificationDate: progression.completedAt }
         : { expectedPOQCompletionDate: later(options.now, 2 * context.stepMs) }),
-      productOfferingQualificationItem: items.map(itemView),
+      productOfferingQualificationItem: progression.items.map(itemView),
     }),
-    advance(now) {
-      const events: LifecycleEvent[] = [];
-      if (state === 'acknowledged') {
-        for (const item of items) moveItem(item, 'inProgress', now.toISOString(), events);
-        state = 'inProgress';
-        stateChange.push({ changeDate: now.toISOString(), state });
-        events.push({ eventType: 'poqStateChangeEvent' });
-      } else if (state === 'inProgress') {
-        finish(now, events);
-      }
-      return events;
-    },
+    advance: (now) => progression.advance(now, finish),
   };
-  if (instant) finish(options.now, []);
+  if (instant) finish(options.now);
   return { answer: { status: 201, body: lifecycle.view() }, lifecycle };
 }

@@ -3,28 +3,20 @@ import { itemProblems } from './item-rules.js';
 import {
   calendarDays,
   type Lifecycle,
-  type LifecycleEvent,
   later,
   type SellerContext,
-  type StateChange,
   sellerContact,
   VALIDITY_MS,
 } from './lifecycle.js';
 import { closestTerm, matchingOffers, offersAtPlace, type PlacedOffer } from './offerings.js';
 import { installPlace, isProblem } from './place.js';
 import { requestedBandwidth } from './product.js';
+import { type ItemRecord, Progression } from './progression.js';
 import type { QuoteCreate, QuoteCreateItem } from './requests.js';
 
 type Verdict =
   | { kind: 'priced'; offer: PlacedOffer; alternate: boolean }
   | { kind: 'unable'; problem: ItemProblem };
-
-interface ItemRecord {
-  request: QuoteCreateItem;
-  verdict: Verdict;
-  state: string;
-  stateChange: StateChange[];
-}
 
 /** Quote completion states (MEF 115 §6.2.1), after which a Quote takes no deferred steps here. */
 const FINAL = ['answered', 'approved.orderable', 'approved.orderableAlternate', 'unableToProvide'];
@@ -171,22 +163,14 @@ export function createQuote(
   const { quoteItem: requestItems, ...common } = body;
   const created = options.now.toISOString();
   const firm = body.buyerRequestedQuoteLevel === 'firm';
-  let state = 'acknowledged';
-  const stateChange: StateChange[] = [{ changeDate: created, state }];
-  let completedAt: string | undefined;
-  const items: ItemRecord[] = requestItems.map((request, index) => ({
-    request,
-    verdict: verdict(context, request, `/quoteItem/${index}`),
-    state: 'acknowledged',
-    stateChange: [{ changeDate: created, state: 'acknowledged' }],
-  }));
-  const moveItem = (item: ItemRecord, next: string, at: string, events: LifecycleEvent[]) => {
-    item.state = next;
-    item.stateChange.push({ changeDate: at, state: next });
-    events.push({ eventType: 'quoteItemStateChangeEvent', itemId: item.request.id });
-  };
-  const finish = (now: Date, events: LifecycleEvent[]) => {
-    const at = now.toISOString();
+  const progression = new Progression(
+    options.now,
+    requestItems,
+    (request, index) => verdict(context, request, `/quoteItem/${index}`),
+    { item: 'quoteItemStateChangeEvent', whole: 'quoteStateChangeEvent' },
+    FINAL,
+  );
+  const finish = (now: Date) => {
     const deadline = body.requestedQuoteCompletionDate ? Date.parse(body.requestedQuoteCompletionDate) : null;
     const late = !instant && deadline !== null && now.getTime() > deadline;
     const unable: ItemProblem | null = refused
@@ -202,37 +186,29 @@ export function createQuote(
             reason: 'The seller cannot quote within the requested time.',
           }
         : null;
-    for (const item of items) {
-      if (unable) item.verdict = { kind: 'unable', problem: unable };
-      const { verdict: v } = item;
-      const next =
+    if (unable) for (const item of progression.items) item.verdict = { kind: 'unable', problem: unable };
+    return progression.end(
+      now,
+      ({ verdict: v }) =>
         v.kind === 'unable'
           ? 'unableToProvide'
           : !firm
             ? 'answered'
             : v.alternate
               ? 'approved.orderableAlternate'
-              : 'approved.orderable';
-      moveItem(item, next, at, events);
-    }
-    const states = items.map((item) => item.state);
-    state = states.every((s) => s === 'unableToProvide')
-      ? 'unableToProvide'
-      : !firm
-        ? 'answered'
-        : states.every((s) => s === 'approved.orderable')
-          ? 'approved.orderable'
-          : 'approved.orderableAlternate';
-    stateChange.push({ changeDate: at, state });
-    completedAt = at;
-    events.push({ eventType: 'quoteStateChangeEvent' });
+              : 'approved.orderable',
+      (items) =>
+        items.every((item) => item.state === 'unableToProvide')
+          ? 'unableToProvide'
+          : !firm
+            ? 'answered'
+            : items.every((item) => item.state === 'approved.orderable')
+              ? 'approved.orderable'
+              : 'approved.orderableAlternate',
+    );
   };
-  const itemView = (item: ItemRecord): Record<string, unknown> => {
-    const view: Record<string, unknown> = {
-      ...item.request,
-      state: item.state,
-      stateChange: item.stateChange,
-    };
+  const itemView = (item: ItemRecord<QuoteCreateItem, Verdict>): Record<string, unknown> => {
+    const view = progression.itemView(item);
     const { verdict: v } = item;
     if (v.kind === 'unable' && item.state === 'unableToProvide')
       view.terminationError = [terminationError(v.problem)];
@@ -255,7 +231,7 @@ export function createQuote(
     }
     return view;
   };
-  const priced = () => state !== 'unableToProvide' && FINAL.includes(state);
+  const priced = () => progression.state !== 'unableToProvide' && progression.complete();
   const lifecycle: Lifecycle = {
     api: 'quote',
     id: options.id,
@@ -263,37 +239,26 @@ export function createQuote(
     buyerId: options.buyerId,
     sellerId: options.sellerId,
     unread: 0,
-    complete: () => FINAL.includes(state),
+    complete: () => progression.complete(),
     view: () => ({
       ...common,
       relatedContactInformation: [...(common.relatedContactInformation ?? []), sellerContact(context)],
       id: options.id,
       href: `${context.apiBase('quote')}/quote/${options.id}`,
       quoteDate: created,
-      state,
-      stateChange,
+      state: progression.state,
+      stateChange: progression.stateChange,
       ...(!firm || priced() ? { quoteLevel: body.buyerRequestedQuoteLevel } : {}),
-      ...(completedAt
-        ? { effectiveQuoteCompletionDate: completedAt }
+      ...(progression.completedAt
+        ? { effectiveQuoteCompletionDate: progression.completedAt }
         : { expectedQuoteCompletionDate: later(options.now, 2 * context.stepMs) }),
       ...(priced()
-        ? { validFor: { endDateTime: later(new Date(completedAt ?? created), VALIDITY_MS) } }
+        ? { validFor: { endDateTime: later(new Date(progression.completedAt ?? created), VALIDITY_MS) } }
         : {}),
-      quoteItem: items.map(itemView),
+      quoteItem: progression.items.map(itemView),
     }),
-    advance(now) {
-      const events: LifecycleEvent[] = [];
-      if (state === 'acknowledged') {
-        for (const item of items) moveItem(item, 'inProgress', now.toISOString(), events);
-        state = 'inProgress';
-        stateChange.push({ changeDate: now.toISOString(), state });
-        events.push({ eventType: 'quoteStateChangeEvent' });
-      } else if (state === 'inProgress') {
-        finish(now, events);
-      }
-      return events;
-    },
+    advance: (now) => progression.advance(now, finish),
   };
-  if (instant || refused) finish(options.now, []);
+  if (instant || refused) finish(options.now);
   return { answer: { status: 201, body: lifecycle.view() }, lifecycle };
 }
