@@ -22,7 +22,9 @@ import { quoteTotals } from '../resolvers/quotes.js';
  * "ISO 8601 timestamp with UTC offset".
  */
 export function isoTimestamp(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, '+00:00');
+  // `toISOString` always ends in `.sssZ` (ECMA-262 Date Time String Format); slicing it off costs less than
+  // a regular expression, and a list page formats a few of these per row.
+  return `${date.toISOString().slice(0, -5)}+00:00`;
 }
 
 /** The contract's "Address record". */
