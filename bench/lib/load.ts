@@ -30,7 +30,15 @@ export interface LoadResult {
   errors: number;
   /** Status codes seen other than 2xx, with counts, for the error message. */
   statuses: Record<string, number>;
+  /**
+   * What went wrong, for the error message: the first few connection errors and timeouts (autocannon's
+   * `reqError`, e.g. `ECONNRESET`), and the first 120 characters of the first few bodies that failed the check.
+   */
+  problems: string[];
 }
+
+/** How many problems a load keeps for its error message. */
+const PROBLEMS_KEPT = 5;
 
 /**
  * Runs one autocannon load against `baseUrl` for `durationSeconds` with `connections` keep-alive
@@ -45,6 +53,10 @@ export function runLoad(
   const latencies = new LatencyRecorder();
   const bodies = load.bodies ?? [];
   const verify = load.verifyBody;
+  const problems: string[] = [];
+  const note = (problem: string) => {
+    if (problems.length < PROBLEMS_KEPT) problems.push(problem);
+  };
   let next = 0;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
@@ -66,7 +78,16 @@ export function runLoad(
               ],
             }
           : {}),
-        ...(verify ? { verifyBody: (body: autocannon.Request['body']) => verify(String(body ?? '')) } : {}),
+        ...(verify
+          ? {
+              verifyBody: (body: autocannon.Request['body']) => {
+                const text = String(body ?? '');
+                const good = verify(text);
+                if (!good) note(`body ${JSON.stringify(text.slice(0, 120))}`);
+                return good;
+              },
+            }
+          : {}),
       },
       (error, result) => {
         if (error) return reject(error);
@@ -81,8 +102,12 @@ export function runLoad(
           requests: result.requests.total,
           errors: result.non2xx + result.errors + result.mismatches,
           statuses,
+          problems,
         });
       },
+    );
+    instance.on('reqError', (error) =>
+      note(`${(error as NodeJS.ErrnoException).code ?? ''} ${error.message}`.trim()),
     );
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
       if (statusCode >= 200 && statusCode < 300) latencies.record(responseTime);
@@ -123,7 +148,8 @@ export async function measureLoad(
   if (result.errors > 0) {
     throw new Error(
       `${subject.scenario} round ${subject.round}: ${subject.label} answered ${result.errors} of ` +
-        `${result.requests} requests with errors (non-2xx: ${JSON.stringify(result.statuses)})`,
+        `${result.requests} requests with errors (non-2xx: ${JSON.stringify(result.statuses)}; ` +
+        `${result.problems.join('; ') || 'no detail'})`,
     );
   }
   const extra: Record<string, number> = {

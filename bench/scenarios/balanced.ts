@@ -1,4 +1,5 @@
-import { startTestNginx, type TestNginx } from '../../test/helpers/nginx-server.js';
+import { readFileSync } from 'node:fs';
+import { nginxTemplatePath, startTestNginx, type TestNginx } from '../../test/helpers/nginx-server.js';
 import { startTestRedis, type TestRedis } from '../../test/helpers/redis-server.js';
 import { type HttpLoad, measureLoad, runLoad } from '../lib/load.js';
 import { type ServerProcess, startServer } from '../lib/process.js';
@@ -46,9 +47,10 @@ async function startDeployment(context: BenchContext): Promise<Deployment> {
       instances.push(instance);
     }
     const [a, b] = instances as [ServerProcess, ServerProcess];
-    const one = await startTestNginx({ upstreamPorts: [a.port] });
+    const template = benchTemplate();
+    const one = await startTestNginx({ upstreamPorts: [a.port], template });
     cleanups.push(() => one.stop());
-    const two = await startTestNginx({ upstreamPorts: [a.port, b.port] });
+    const two = await startTestNginx({ upstreamPorts: [a.port, b.port], template });
     cleanups.push(() => two.stop());
     const bencha = context.dataset.instances.find((candidate) => candidate.code === 'BENCHA');
     if (!bencha) throw new Error('the dataset has no BENCHA instance');
@@ -57,6 +59,21 @@ async function startDeployment(context: BenchContext): Promise<Deployment> {
     await stop();
     throw error;
   }
+}
+
+/**
+ * The shipped nginx configuration, with one change for the load generator: `keepalive_requests` without
+ * its default limit of 1,000. nginx closes a client connection after that many requests, saying so with
+ * `Connection: close` on the last response; autocannon does not read that header and writes its next
+ * request on the closing connection, which comes back as `ECONNRESET` — an error of the load generator's,
+ * once per connection past 1,000 requests, not of the gateway or nginx. Real clients (browsers, HTTP
+ * libraries) open a new connection, so the shipped file keeps nginx's default.
+ */
+function benchTemplate(): string {
+  const template = readFileSync(nginxTemplatePath, 'utf8');
+  const server = /\nserver \{\n/;
+  if (!server.test(template)) throw new Error('the nginx template has no top-level `server {` block');
+  return template.replace(server, '\nserver {\n    keepalive_requests 1000000;\n');
 }
 
 /** nginx as the server a load is measured on; RSS is sampled on the first gateway instance. */
