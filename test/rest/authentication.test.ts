@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_TOKEN_TTL_MS } from '../../src/resolvers/authentication.js';
-import { startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
+import { type JsonResponse, startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
 
 const problemType = 'application/problem+json; charset=utf-8';
 
@@ -113,18 +113,26 @@ describe('POST /authentication', () => {
 
   it('when a token used before reaches its expiry, then it is refused at that millisecond, not later', async () => {
     // The contract shows `auth_token_expires_at` to the second; the token lives exactly an hour from issue.
-    const issuedAt = server.clock.now().getTime();
-    const signIn = await server.anonymous.post('/authentication', {
-      client_id: tenant.clientId,
-      client_secret: tenant.clientSecret,
-    });
-    const api = tenant.api.withToken(signIn.body.data.auth_token);
+    // The clock stands still, so the server issues and checks at exactly the instants the test names.
+    server.clock.freeze();
+    let fresh: JsonResponse;
+    let lastMillisecond: JsonResponse;
+    let expired: JsonResponse;
+    try {
+      const signIn = await server.anonymous.post('/authentication', {
+        client_id: tenant.clientId,
+        client_secret: tenant.clientSecret,
+      });
+      const api = tenant.api.withToken(signIn.body.data.auth_token);
 
-    const fresh = await api.get('/availability-requests');
-    server.clock.advance(issuedAt + AUTH_TOKEN_TTL_MS - 1 - server.clock.now().getTime());
-    const lastMillisecond = await api.get('/availability-requests');
-    server.clock.advance(1);
-    const expired = await api.get('/availability-requests');
+      fresh = await api.get('/availability-requests');
+      server.clock.advance(AUTH_TOKEN_TTL_MS - 1);
+      lastMillisecond = await api.get('/availability-requests');
+      server.clock.advance(1);
+      expired = await api.get('/availability-requests');
+    } finally {
+      server.clock.thaw();
+    }
 
     expect([fresh.status, lastMillisecond.status, expired.status]).toEqual([200, 200, 401]);
     expect(expired.body.detail).toBe('The auth token is invalid or expired.');
