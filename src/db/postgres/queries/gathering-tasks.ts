@@ -1,9 +1,7 @@
 import { and, asc, eq, inArray, min, sql } from 'drizzle-orm';
-import { newId } from '../../../ids.js';
-import type { ChangedRequest, GatheredProduct, TaskCompletion } from '../../rows.js';
-import { bulkInserter } from '../bulk-insert.js';
+import type { ChangedRequest } from '../../rows.js';
 import type { PostgresDb } from '../client.js';
-import { availabilityRequestProducts, availabilityRequests, gatheringTasks } from '../schema/index.js';
+import { availabilityRequests, gatheringTasks } from '../schema/index.js';
 
 /** A transaction of {@link PostgresDb}. */
 type Tx = Parameters<Parameters<PostgresDb['transaction']>[0]>[0];
@@ -52,115 +50,6 @@ function heldBy(taskId: number, owner: string) {
     eq(gatheringTasks.leaseOwner, owner),
     eq(gatheringTasks.status, 'running'),
   );
-}
-
-const insertProductRows = bulkInserter(availabilityRequestProducts);
-
-/**
- * Stores a task's products and marks it succeeded, in one transaction, only while `owner` still holds
- * its lease. A worker whose lease was taken over writes nothing, which is what keeps products from
- * being stored twice after a crash or restart.
- *
- * @returns the changed request, or null when the lease was lost.
- */
-export async function completeTask(
-  db: PostgresDb,
-  input: { taskId: number; owner: string; now: Date; products: GatheredProduct[] },
-): Promise<ChangedRequest | null> {
-  const [change] = await completeTasks(db, [input]);
-  return change ?? null;
-}
-
-/**
- * {@link completeTask} for several tasks in one transaction. Each task is still fenced by its own lease;
- * its `note` (see `TaskCompletion`) goes to `error_code` / `error_message`, none clears them.
- *
- * Race-free on PostgreSQL: each task moves from `running` (leased to its owner) to `succeeded` by an
- * `UPDATE ... WHERE lease_owner = owner AND status = 'running' RETURNING`, which waits for a concurrent
- * claimer's or completer's row lock and then re-checks the fence on the newest row — so exactly one
- * transaction wins a task, and only the winner writes its products and counts its source on the request
- * (locked `FOR NO KEY UPDATE`, progress only moving forward), all in the same transaction.
- *
- * @returns per completion, in order: the changed request, or null when that task's lease was lost.
- */
-export async function completeTasks(
-  db: PostgresDb,
-  completions: TaskCompletion[],
-): Promise<(ChangedRequest | null)[]> {
-  if (completions.length === 0) return [];
-  const t = gatheringTasks;
-  return db.transaction(async (tx) => {
-    type Succeeded = { id: number; instanceId: string; availabilityRequestId: string; sourceId: string };
-    const succeeded: (Succeeded | null)[] = completions.map(() => null);
-    // Tasks in id order (the lock order); a task listed twice goes to its first completion, as in SQLite.
-    const order = completions
-      .map((_, index) => index)
-      .sort((a, b) => {
-        const byTask = (completions[a] as TaskCompletion).taskId - (completions[b] as TaskCompletion).taskId;
-        return byTask !== 0 ? byTask : a - b;
-      });
-    // One statement for the whole batch, after locking its tasks in id order (the lock order above). The
-    // fence (still running, still this owner's) is re-checked on each row's newest version after a lock
-    // wait, so exactly one transaction wins a task. A task listed twice goes to its first completion.
-    const ids = order.map((index) => (completions[index] as TaskCompletion).taskId);
-    await tx.execute(
-      sql`select id from ${t} where id = any(${sql.param(ids)}::bigint[]) order by id for update`,
-    );
-    const firsts = new Map<number, number>();
-    for (const index of order) {
-      const { taskId } = completions[index] as TaskCompletion;
-      if (!firsts.has(taskId)) firsts.set(taskId, index);
-    }
-    const fenced = [...firsts.values()].map((index) => completions[index] as TaskCompletion);
-    const won = await tx.execute<{
-      id: string;
-      instance_id: string;
-      availability_request_id: string;
-      source_id: string;
-    }>(sql`update ${t} set status = 'succeeded', lease_owner = null, lease_expires_at = null,
-             error_code = c.note_code, error_message = c.note_message, finished_at = c.now, updated_at = c.now
-           from unnest(${sql.param(fenced.map((input) => input.taskId))}::bigint[],
-                       ${sql.param(fenced.map((input) => input.owner))}::text[],
-                       ${sql.param(fenced.map((input) => input.now.toISOString()))}::timestamptz[],
-                       ${sql.param(fenced.map((input) => input.note?.code ?? null))}::text[],
-                       ${sql.param(fenced.map((input) => input.note?.message ?? null))}::text[])
-             as c(id, owner, now, note_code, note_message)
-           where ${t.id} = c.id and ${t.leaseOwner} = c.owner and ${t.status} = 'running'
-           returning ${t.id}, ${t.instanceId}, ${t.availabilityRequestId}, ${t.sourceId}`);
-    for (const row of won.rows) {
-      const index = firsts.get(Number(row.id));
-      if (index === undefined) continue;
-      succeeded[index] = {
-        id: Number(row.id),
-        instanceId: row.instance_id,
-        availabilityRequestId: row.availability_request_id,
-        sourceId: row.source_id,
-      };
-    }
-    const productRows: (typeof availabilityRequestProducts.$inferInsert)[] = [];
-    const finished: { requestId: string; now: Date }[] = [];
-    completions.forEach((input, index) => {
-      const task = succeeded[index];
-      if (!task) return;
-      for (const product of input.products) {
-        productRows.push({
-          ...product,
-          id: newId('availabilityRequestProduct'),
-          instanceId: task.instanceId,
-          availabilityRequestId: task.availabilityRequestId,
-          gatheringTaskId: task.id,
-          sourceId: task.sourceId,
-          createdAt: input.now,
-        });
-      }
-      finished.push({ requestId: task.availabilityRequestId, now: input.now });
-    });
-    await insertProductRows(tx, productRows);
-    await finishSources(tx, finished);
-    return succeeded.map((task) =>
-      task ? { instanceId: task.instanceId, availabilityRequestId: task.availabilityRequestId } : null,
-    );
-  });
 }
 
 /**

@@ -7,6 +7,7 @@ export * from './auth.js';
 export * from './availability-requests.js';
 export * from './catalog.js';
 export * from './claim-tasks.js';
+export * from './complete-tasks.js';
 export * from './customers.js';
 export * from './gathering-tasks.js';
 export * from './idempotency.js';

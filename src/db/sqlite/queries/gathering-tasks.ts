@@ -226,9 +226,16 @@ export async function completeTasks(
 ): Promise<(ChangedRequest | null)[]> {
   const succeed = succeedTask(db);
   const insertProduct = productInsert(db);
+  const drawn = new Set<number>();
   return db.transaction(
     () =>
       completions.map((input) => {
+        // Ids are drawn for a task's products before its fence is checked, once per task, as the
+        // PostgreSQL store draws them for its one statement: a lost lease only wastes them.
+        const ids = drawn.has(input.taskId)
+          ? []
+          : input.products.map(() => newId('availabilityRequestProduct'));
+        drawn.add(input.taskId);
         const nowMs = input.now.getTime();
         const task = succeed.get({
           taskId: input.taskId,
@@ -238,10 +245,10 @@ export async function completeTasks(
           noteMessage: input.note?.message ?? null,
         });
         if (!task) return null;
-        for (const product of input.products) {
+        for (const [index, product] of input.products.entries()) {
           insertProduct.run({
             ...product,
-            id: newId('availabilityRequestProduct'),
+            id: ids[index] as string,
             instanceId: task.instanceId,
             availabilityRequestId: task.availabilityRequestId,
             gatheringTaskId: task.id,

@@ -1,0 +1,153 @@
+import { newId } from '../../../ids.js';
+import type { ChangedRequest, GatheredProduct, TaskCompletion } from '../../rows.js';
+import type { PostgresDb } from '../client.js';
+
+/**
+ * A completion batch as one statement (`completeTasks`), run as a named prepared statement without
+ * `BEGIN`/`COMMIT`: it was seven round trips, each a socket write and a wake-up of the server process.
+ *
+ * Every step is a CTE of the one statement, so it commits or fails as a whole:
+ * 1. `input`: the batch, one row per task (`$1`–`$5`: id, owner, now, note code and message).
+ * 2. `locked`: its tasks, locked in id order (the lock order of `gathering-tasks.ts`: tasks first).
+ * 3. `won`: the fence — a task moves to `succeeded` only while still `running` and leased to its owner. A
+ *    row another transaction changed meanwhile is re-checked at its newest version (READ COMMITTED), so
+ *    exactly one transaction wins a task.
+ * 4. `inserted`: the products (`$6`–`$18`, one array per column, in the given order) of the tasks won only,
+ *    with the task's instance, request and source and the completion's time.
+ * 5. `counts`, `requests_locked`, `finished`: each won task counts as a finished source on its request —
+ *    the requests locked in id order first, status and progress only moving forward, `updated_at` the time
+ *    of the request's last completion in the batch.
+ * The result is the won tasks with their instance and request.
+ */
+const COMPLETE_SQL = `
+with input as materialized (
+  select * from unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::text[])
+    with ordinality as c(id, owner, now, note_code, note_message, ord)),
+locked as materialized (
+  select id from gathering_tasks where id in (select id from input) order by id for update),
+won as (
+  update gathering_tasks t
+     set status = 'succeeded', lease_owner = null, lease_expires_at = null,
+         error_code = c.note_code, error_message = c.note_message, finished_at = c.now, updated_at = c.now
+    from input c
+   where t.id = c.id and t.id in (select id from locked) and t.lease_owner = c.owner and t.status = 'running'
+  returning t.id, t.instance_id, t.availability_request_id, t.source_id, c.now, c.ord),
+inserted as (
+  insert into availability_request_products (id, instance_id, availability_request_id, gathering_task_id,
+         source_id, network, technology_type, connection_type, download_kbps, upload_kbps,
+         contract_term_months, purchase_mrc_minor, purchase_nrc_minor, mrc_minor, nrc_minor, currency,
+         created_at)
+  select p.id, w.instance_id, w.availability_request_id, w.id, w.source_id, p.network, p.technology_type,
+         p.connection_type, p.download_kbps, p.upload_kbps, p.contract_term_months, p.purchase_mrc_minor,
+         p.purchase_nrc_minor, p.mrc_minor, p.nrc_minor, p.currency, w.now
+    from unnest($6::text[], $7::bigint[], $8::text[], $9::text[], $10::text[], $11::int[], $12::int[],
+                $13::int[], $14::int[], $15::int[], $16::int[], $17::int[], $18::text[])
+         with ordinality as p(id, task_id, network, technology_type, connection_type, download_kbps,
+                              upload_kbps, contract_term_months, purchase_mrc_minor, purchase_nrc_minor,
+                              mrc_minor, nrc_minor, currency, ord)
+    join won w on w.id = p.task_id
+   order by p.ord),
+counts as materialized (
+  select availability_request_id as id, count(*)::int as count, (array_agg(now order by ord desc))[1] as now
+    from won group by availability_request_id),
+requests_locked as materialized (
+  select id from availability_requests where id in (select id from counts) order by id for no key update),
+finished as (
+  update availability_requests r
+     set sources_finished = least(r.sources_finished + c.count, r.sources_total),
+         status = case when r.status = 'completed' or r.sources_finished + c.count >= r.sources_total
+                       then 'completed' else 'in_progress' end,
+         updated_at = c.now
+    from counts c
+   where r.id = c.id and r.id in (select id from requests_locked))
+select id::text as id, instance_id, availability_request_id from won`;
+
+/** The product columns the batch's arrays carry, in `$7`–`$18` order after the id. */
+const productColumns = [
+  'network',
+  'technologyType',
+  'connectionType',
+  'downloadKbps',
+  'uploadKbps',
+  'contractTermMonths',
+  'purchaseMrcMinor',
+  'purchaseNrcMinor',
+  'mrcMinor',
+  'nrcMinor',
+  'currency',
+] as const satisfies readonly (keyof GatheredProduct)[];
+
+/**
+ * Stores a task's products and marks it succeeded, in one statement, only while `owner` still holds
+ * its lease. A worker whose lease was taken over writes nothing, which is what keeps products from
+ * being stored twice after a crash or restart.
+ *
+ * @returns the changed request, or null when the lease was lost.
+ */
+export async function completeTask(
+  db: PostgresDb,
+  input: { taskId: number; owner: string; now: Date; products: GatheredProduct[] },
+): Promise<ChangedRequest | null> {
+  const [change] = await completeTasks(db, [input]);
+  return change ?? null;
+}
+
+/**
+ * {@link completeTask} for several tasks in one statement ({@link COMPLETE_SQL}). Each task is still fenced
+ * by its own lease; its `note` (see `TaskCompletion`) goes to `error_code` / `error_message`, none clears
+ * them. A task listed twice goes to its first completion, as on SQLite.
+ *
+ * Race-free on PostgreSQL: each task moves from `running` (leased to its owner) to `succeeded` by an
+ * `UPDATE ... WHERE lease_owner = owner AND status = 'running'` after locking the batch's tasks in id
+ * order; the fence is re-checked on the newest row after a lock wait, so exactly one transaction wins a
+ * task, and only the winner writes its products and counts its source on the request.
+ *
+ * @returns per completion, in order: the changed request, or null when that task's lease was lost (or the
+ *   task came earlier in the batch).
+ */
+export async function completeTasks(
+  db: PostgresDb,
+  completions: TaskCompletion[],
+): Promise<(ChangedRequest | null)[]> {
+  if (completions.length === 0) return [];
+  const firsts = new Map<number, number>();
+  completions.forEach((completion, index) => {
+    if (!firsts.has(completion.taskId)) firsts.set(completion.taskId, index);
+  });
+  const fenced = [...firsts.values()].map((index) => completions[index] as TaskCompletion);
+  const productIds: string[] = [];
+  const productTasks: number[] = [];
+  const columns: unknown[][] = productColumns.map(() => []);
+  for (const completion of fenced) {
+    for (const product of completion.products) {
+      productIds.push(newId('availabilityRequestProduct'));
+      productTasks.push(completion.taskId);
+      for (const [index, column] of productColumns.entries()) {
+        (columns[index] as unknown[]).push(product[column]);
+      }
+    }
+  }
+  const won = await db.$client.query<{ id: string; instance_id: string; availability_request_id: string }>({
+    name: 'complete_tasks',
+    text: COMPLETE_SQL,
+    values: [
+      fenced.map((completion) => completion.taskId),
+      fenced.map((completion) => completion.owner),
+      fenced.map((completion) => completion.now.toISOString()),
+      fenced.map((completion) => completion.note?.code ?? null),
+      fenced.map((completion) => completion.note?.message ?? null),
+      productIds,
+      productTasks,
+      ...columns,
+    ],
+  });
+  const changes = new Map<number, ChangedRequest>(
+    won.rows.map((row) => [
+      Number(row.id),
+      { instanceId: row.instance_id, availabilityRequestId: row.availability_request_id },
+    ]),
+  );
+  return completions.map((completion, index) =>
+    firsts.get(completion.taskId) === index ? (changes.get(completion.taskId) ?? null) : null,
+  );
+}
