@@ -3,6 +3,7 @@ import type { ChangedRequest, ClaimedTask } from '../../rows.js';
 import type { PostgresDb } from '../client.js';
 import { preparedQuery } from '../prepared.js';
 import { addresses, availabilityRequests, gatheringTasks, sources } from '../schema/index.js';
+import { FINISHED_SOURCES_CTES } from './finished-sources.js';
 
 /**
  * The claim as one statement (`claimTasks`), run as a named prepared statement without `BEGIN`/`COMMIT`:
@@ -11,9 +12,8 @@ import { addresses, availabilityRequests, gatheringTasks, sources } from '../sch
  *
  * Every step is a CTE of the one statement, so it commits or fails as a whole, and all read one snapshot:
  * 1. `exhausted`: running tasks whose lease expired after their last allowed attempt, locked `FOR UPDATE
- *    SKIP LOCKED` in id order; `failed` ends them (`LEASE_EXPIRED`), and `finished` counts each as a
- *    finished source on its request — the requests locked in id order first (`locked`), status and
- *    progress only moving forward.
+ *    SKIP LOCKED` in id order; `failed` ends them (`LEASE_EXPIRED`), and each counts as a finished source
+ *    on its request ({@link FINISHED_SOURCES_CTES}).
  * 2. `expired` then `queued`: two index-ordered reads instead of one OR (which would sort every queued task
  *    on each claim), expired leases first, each locking with SKIP LOCKED only the rows it returns — the
  *    queued read runs only as far as the slots the expired ones left; `leased` writes the lease on them.
@@ -38,17 +38,8 @@ failed as (
          finished_at = $1, updated_at = $1
    where id in (select id from exhausted)),
 counts as materialized (
-  select availability_request_id as id, count(*)::int as count from exhausted group by availability_request_id),
-locked as materialized (
-  select id from availability_requests where id in (select id from counts) order by id for no key update),
-finished as (
-  update availability_requests r
-     set sources_finished = least(r.sources_finished + c.count, r.sources_total),
-         status = case when r.status = 'completed' or r.sources_finished + c.count >= r.sources_total
-                       then 'completed' else 'in_progress' end,
-         updated_at = $1
-    from counts c
-   where r.id = c.id and r.id in (select id from locked)),
+  select availability_request_id as id, count(*)::int as count, $1::timestamptz as now
+    from exhausted group by availability_request_id)${FINISHED_SOURCES_CTES},
 expired as materialized (
   select id from gathering_tasks
    where status = 'running' and lease_expires_at <= $1 and attempts < $2

@@ -1,6 +1,7 @@
 import { newId } from '../../../ids.js';
 import type { ChangedRequest, GatheredProduct, TaskCompletion } from '../../rows.js';
 import type { PostgresDb } from '../client.js';
+import { FINISHED_SOURCES_CTES } from './finished-sources.js';
 
 /**
  * A completion batch as one statement (`completeTasks`), run as a named prepared statement without
@@ -14,9 +15,8 @@ import type { PostgresDb } from '../client.js';
  *    exactly one transaction wins a task.
  * 4. `inserted`: the products (`$6`–`$18`, one array per column, in the given order) of the tasks won only,
  *    with the task's instance, request and source and the completion's time.
- * 5. `counts`, `requests_locked`, `finished`: each won task counts as a finished source on its request —
- *    the requests locked in id order first, status and progress only moving forward, `updated_at` the time
- *    of the request's last completion in the batch.
+ * 5. `counts` and {@link FINISHED_SOURCES_CTES}: each won task counts as a finished source on its request,
+ *    `updated_at` the time of the request's last completion in the batch.
  * The result is the won tasks with their instance and request.
  */
 const COMPLETE_SQL = `
@@ -49,17 +49,7 @@ inserted as (
    order by p.ord),
 counts as materialized (
   select availability_request_id as id, count(*)::int as count, (array_agg(now order by ord desc))[1] as now
-    from won group by availability_request_id),
-requests_locked as materialized (
-  select id from availability_requests where id in (select id from counts) order by id for no key update),
-finished as (
-  update availability_requests r
-     set sources_finished = least(r.sources_finished + c.count, r.sources_total),
-         status = case when r.status = 'completed' or r.sources_finished + c.count >= r.sources_total
-                       then 'completed' else 'in_progress' end,
-         updated_at = c.now
-    from counts c
-   where r.id = c.id and r.id in (select id from requests_locked))
+    from won group by availability_request_id)${FINISHED_SOURCES_CTES}
 select id::text as id, instance_id, availability_request_id from won`;
 
 /** The product columns the batch's arrays carry, in `$7`–`$18` order after the id. */

@@ -1,7 +1,8 @@
 import { and, asc, eq, inArray, min, sql } from 'drizzle-orm';
 import type { ChangedRequest } from '../../rows.js';
 import type { PostgresDb } from '../client.js';
-import { availabilityRequests, gatheringTasks } from '../schema/index.js';
+import { gatheringTasks } from '../schema/index.js';
+import { FINISHED_SOURCES_CTES } from './finished-sources.js';
 
 /** A transaction of {@link PostgresDb}. */
 type Tx = Parameters<Parameters<PostgresDb['transaction']>[0]>[0];
@@ -14,13 +15,10 @@ type Tx = Parameters<Parameters<PostgresDb['transaction']>[0]>[0];
  * other kind of transaction locks (a request leaves `pending` when its first task is leased).
  */
 
-/** Byte order of ids, as SQLite sorts them. */
-const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
 /**
- * Counts finished sources on requests, one per entry (a request may come several times); completes a
- * request when every matching source finished. Status and progress only move forward. Locks the requests
- * in id order first (see the lock order above).
+ * Counts finished sources on requests, one per entry (a request may come several times), in one statement
+ * ({@link FINISHED_SOURCES_CTES}: the requests locked in id order first, status and progress only moving
+ * forward).
  */
 async function finishSources(tx: Tx, finished: { requestId: string; now: Date }[]): Promise<void> {
   const counts = new Map<string, { count: number; now: Date }>();
@@ -28,19 +26,13 @@ async function finishSources(tx: Tx, finished: { requestId: string; now: Date }[
     counts.set(requestId, { count: (counts.get(requestId)?.count ?? 0) + 1, now });
   }
   if (counts.size === 0) return;
-  const r = availabilityRequests;
-  const ids = [...counts.keys()].sort(byId);
-  await tx.select({ id: r.id }).from(r).where(inArray(r.id, ids)).orderBy(asc(r.id)).for('no key update');
+  const ids = [...counts.keys()];
   const entries = ids.map((id) => counts.get(id) as { count: number; now: Date });
-  // One statement for every request of the batch; its rows are locked already, in id order.
-  await tx.execute(sql`update ${r}
-      set sources_finished = least(${r.sourcesFinished} + c.count, ${r.sourcesTotal}),
-          status = case when ${r.status} = 'completed' or ${r.sourcesFinished} + c.count >= ${r.sourcesTotal}
-                        then 'completed' else 'in_progress' end,
-          updated_at = c.now
-     from unnest(${sql.param(ids)}::text[], ${sql.param(entries.map((entry) => entry.count))}::int[],
-                 ${sql.param(entries.map((entry) => entry.now.toISOString()))}::timestamptz[]) as c(id, count, now)
-    where ${r.id} = c.id`);
+  await tx.execute(sql`with counts as (
+      select * from unnest(${sql.param(ids)}::text[], ${sql.param(entries.map((entry) => entry.count))}::int[],
+                           ${sql.param(entries.map((entry) => entry.now.toISOString()))}::timestamptz[])
+        as c(id, count, now))${sql.raw(FINISHED_SOURCES_CTES)}
+    select 1`);
 }
 
 /** Lease fence: the task is still running and still leased to `owner`. */
