@@ -189,21 +189,7 @@ export async function startTestServer(
   };
 }
 
-/** Polls `read` until `done` holds for its result, or fails after `timeoutMs`. */
-export async function waitFor<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+export { waitFor } from './wait.js';
 
 /** The contract's own example batch: an address given as fields and one given as coordinates. */
 export const contractExampleBatch = [

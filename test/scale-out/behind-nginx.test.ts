@@ -1,7 +1,5 @@
 import { EventSource } from 'eventsource';
-import { type Client, createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { createApplication, createInstance } from '../../src/resolvers/operator.js';
 import { createServices } from '../../src/server/services.js';
 import { contractExampleBatch, testConfig, waitFor } from '../helpers/app.js';
@@ -9,6 +7,7 @@ import { type GatewayProcess, startGatewayProcess } from '../helpers/gateway-pro
 import { startTestNginx, type TestNginx } from '../helpers/nginx-server.js';
 import { createTestDatabase, startThrowawayPostgres, type TestPostgres } from '../helpers/postgres-server.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { graphqlWsSubscriber, UPDATES, type Update } from './cluster.js';
 
 /*
  * Issue 17 as operators run it: PostgreSQL, Redis, two API-only gateway processes (`GATHERING_WORKER=off`),
@@ -25,12 +24,6 @@ import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
  * project only.
  */
 
-interface Update {
-  id: string;
-  status: 'PENDING' | 'IN_PROGRESS' | 'COMPLETED';
-  networksProgressPercentage: number;
-}
-
 /** One Mercure event as an EventSource client received it: its id and the list record's fields. */
 interface MercureEvent {
   eventId: string;
@@ -38,10 +31,6 @@ interface MercureEvent {
   status: 'pending' | 'in_progress' | 'completed';
   progress: string;
 }
-
-const UPDATES = `subscription ($ids: [ID!]) {
-  availabilityRequestUpdated(ids: $ids) { id status networksProgressPercentage }
-}`;
 
 /** The demo catalogue has 7 sources at 1016XA; progress in sevenths, two decimals. */
 const sevenths = Array.from({ length: 8 }, (_, k) => Math.round((k * 10_000) / 7) / 100);
@@ -172,32 +161,9 @@ describe.skipIf(onlyInSqliteProject)('scale-out: two API processes and a worker 
     return (await response.json()).data[0].id;
   }
 
-  /** A graphql-ws client through nginx, subscribed to every request of the instance. */
-  function graphqlWsSubscriber() {
-    const updates: Update[] = [];
-    let acknowledged = false;
-    const client: Client = createClient({
-      url: `${nginx.url.replace(/^http/, 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: { authToken: token },
-      retryAttempts: 0,
-      on: {
-        connected: () => {
-          acknowledged = true;
-        },
-      },
-    });
-    client.subscribe<{ availabilityRequestUpdated: Update }>(
-      { query: UPDATES, variables: { ids: null } },
-      {
-        next: (result) => {
-          if (result.data) updates.push(result.data.availabilityRequestUpdated);
-        },
-        error: () => {},
-        complete: () => {},
-      },
-    );
-    const subscriber = { updates, connected: () => acknowledged, close: () => client.dispose() };
+  /** A graphql-ws subscriber through nginx, closed after the file. */
+  function subscribe() {
+    const subscriber = graphqlWsSubscriber(nginx.url, token);
     opened.push(subscriber);
     return subscriber;
   }
@@ -250,9 +216,9 @@ describe.skipIf(onlyInSqliteProject)('scale-out: two API processes and a worker 
 
   it('when requests are created through nginx on both instances, then graphql-ws and Mercure subscribers on both receive every state of each, once, in order', async () => {
     // Opened one after another: least_conn puts the second of each kind on the instance without one.
-    const sockets = [graphqlWsSubscriber()];
+    const sockets = [subscribe()];
     await waitFor(() => Promise.resolve(sockets[0]?.connected()), Boolean);
-    sockets.push(graphqlWsSubscriber());
+    sockets.push(subscribe());
     await waitFor(() => Promise.resolve(sockets[1]?.connected()), Boolean);
     const streams = [await mercureSubscriber()];
     await waitFor(() => Promise.resolve(streams[0]?.isOpen()), Boolean);

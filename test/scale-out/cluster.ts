@@ -1,7 +1,10 @@
+import { type Client, createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { type GatewayProcess, startGatewayProcess } from '../helpers/gateway-process.js';
 import { startTestNginx, type TestNginx } from '../helpers/nginx-server.js';
 import { createTestDatabase, startThrowawayPostgres, type TestPostgres } from '../helpers/postgres-server.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { waitFor } from '../helpers/wait.js';
 
 /*
  * The set-up the scale-out test files share (issue 17, item 9): a throwaway PostgreSQL cluster and Redis,
@@ -100,7 +103,7 @@ export class ClusterHarness {
     const nginx = this.nginx;
     // The seed is printed once the first process listens (after /readyz turned 200, possibly).
     const seeder = instances[0] as GatewayProcess;
-    const printed = await poll(
+    const printed = await waitFor(
       () => /client_id: +(\S+)\n +client_secret: +(\S+)\n/.exec(seeder.output()),
       (match) => match !== null,
       15_000,
@@ -150,22 +153,6 @@ export class ClusterHarness {
   }
 }
 
-/** Calls `read` every 20 ms until `done` holds for its result; rejects after `timeoutMs`. */
-export async function poll<T>(
-  read: () => T | Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** A Prometheus sample's value from a process's /metrics (summed over its label sets), 0 when absent. */
 export async function metric(process: GatewayProcess, name: string, labels = ''): Promise<number> {
   const text = await (await fetch(`${process.url}/metrics`)).text();
@@ -178,3 +165,53 @@ export async function metric(process: GatewayProcess, name: string, labels = '')
 
 /** `127.0.0.1:<port>`, as nginx's `$upstream_addr` names an instance. */
 export const upstreamOf = (process: GatewayProcess) => `127.0.0.1:${process.port}`;
+
+/** One `availabilityRequestUpdated` event as the scale-out tests read it. */
+export interface Update {
+  id: string;
+  status: 'PENDING' | 'IN_PROGRESS' | 'COMPLETED';
+  networksProgressPercentage: number;
+}
+
+/** Every request's updates of the subscriber's instance (`ids: null`). */
+export const UPDATES = `subscription ($ids: [ID!]) {
+  availabilityRequestUpdated(ids: $ids) { id status networksProgressPercentage }
+}`;
+
+/** A graphql-ws subscriber of {@link UPDATES}: what it received, whether it is connected, and how to close. */
+export interface UpdatesSubscriber {
+  updates: Update[];
+  connected(): boolean;
+  close(): unknown;
+}
+
+/**
+ * A graphql-ws client at `base` (a gateway or nginx), signed in with `token` and subscribed to every request
+ * of its instance; it does not reconnect, so a dropped connection stays visible.
+ */
+export function graphqlWsSubscriber(base: string, token: string): UpdatesSubscriber {
+  const updates: Update[] = [];
+  let acknowledged = false;
+  const client: Client = createClient({
+    url: `${base.replace(/^http/, 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { authToken: token },
+    retryAttempts: 0,
+    on: {
+      connected: () => {
+        acknowledged = true;
+      },
+    },
+  });
+  client.subscribe<{ availabilityRequestUpdated: Update }>(
+    { query: UPDATES, variables: { ids: null } },
+    {
+      next: (result) => {
+        if (result.data) updates.push(result.data.availabilityRequestUpdated);
+      },
+      error: () => {},
+      complete: () => {},
+    },
+  );
+  return { updates, connected: () => acknowledged, close: () => client.dispose() };
+}

@@ -1,10 +1,16 @@
 import { EventSource } from 'eventsource';
-import { type Client, createClient } from 'graphql-ws';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import type { GatewayProcess } from '../helpers/gateway-process.js';
-import { ClusterHarness, metric, poll, type ScaleOutCluster, upstreamOf } from './cluster.js';
+import { waitFor } from '../helpers/wait.js';
+import {
+  ClusterHarness,
+  graphqlWsSubscriber,
+  metric,
+  type ScaleOutCluster,
+  type Update,
+  upstreamOf,
+} from './cluster.js';
 
 /*
  * Issue 17, item 9: three gateway processes — each an API with its gathering worker — on one PostgreSQL and
@@ -19,12 +25,6 @@ import { ClusterHarness, metric, poll, type ScaleOutCluster, upstreamOf } from '
  * These tests bring their own PostgreSQL cluster whatever the vitest project, so they run in the `sqlite`
  * project only.
  */
-
-interface Update {
-  id: string;
-  status: 'PENDING' | 'IN_PROGRESS' | 'COMPLETED';
-  networksProgressPercentage: number;
-}
 
 /** One Mercure event as an EventSource client received it: its id and the list record's fields. */
 interface MercureEvent {
@@ -42,10 +42,6 @@ type Product = {
   contract_term: number;
   mrc: number;
 };
-
-const UPDATES = `subscription ($ids: [ID!]) {
-  availabilityRequestUpdated(ids: $ids) { id status networksProgressPercentage }
-}`;
 
 /** Six addresses in different areas of the NL demo catalogue: one request each, their sources in parallel. */
 const addresses = ['1016XA', '1017AB', '3011AA', '3511AB', '5611AA', '7101AA'].map((postalCode, index) => ({
@@ -122,7 +118,7 @@ describe.skipIf(onlyInSqliteProject)('scale-out: three gateway processes behind 
     expect(statuses.filter((status) => status === 429)).toHaveLength(total - TOKEN_LIMIT);
     expect(remaining).toEqual(Array(total - TOKEN_LIMIT).fill('0'));
     // Every instance granted some of them: held per instance, the limit would have let all 150 through.
-    const lines = await poll(
+    const lines = await waitFor(
       () => logged('GET', '/availability-requests', from),
       (found) => found.length === total,
     );
@@ -143,7 +139,7 @@ describe.skipIf(onlyInSqliteProject)('scale-out: three gateway processes behind 
     // A Mercure client through nginx: the instance it lands on is the one killed.
     const sseJwt = (await getJson(`/availability-requests?page_size=1`)).sse_jwt as string;
     const beforeKill = mercureSubscriber(nginxUrl(), sseJwt);
-    await poll(beforeKill.isOpen, Boolean);
+    await waitFor(beforeKill.isOpen, Boolean);
     const streams = await Promise.all(
       cluster.instances.map((instance) => metric(instance, 'event_stream_connections')),
     );
@@ -155,20 +151,20 @@ describe.skipIf(onlyInSqliteProject)('scale-out: three gateway processes behind 
     // graphql-ws through nginx, one after the other: least_conn sends each to a survivor without one (the
     // victim carries the Mercure stream). Then one directly on each survivor, and a Mercure client on the
     // first survivor that stays connected throughout.
-    const sockets = [graphqlWsSubscriber(nginxUrl())];
-    await poll(() => sockets[0]?.connected(), Boolean);
-    sockets.push(graphqlWsSubscriber(nginxUrl()));
-    await poll(() => sockets[1]?.connected(), Boolean);
-    sockets.push(graphqlWsSubscriber(first.url), graphqlWsSubscriber(second.url));
-    await poll(() => sockets.every((socket) => socket.connected()), Boolean);
+    const sockets = [subscribe(nginxUrl())];
+    await waitFor(() => sockets[0]?.connected(), Boolean);
+    sockets.push(subscribe(nginxUrl()));
+    await waitFor(() => sockets[1]?.connected(), Boolean);
+    sockets.push(subscribe(first.url), subscribe(second.url));
+    await waitFor(() => sockets.every((socket) => socket.connected()), Boolean);
     const staying = mercureSubscriber(first.url, sseJwt);
-    await poll(staying.isOpen, Boolean);
+    await waitFor(staying.isOpen, Boolean);
     const subscriptionsOn = (instance: GatewayProcess) =>
       metric(instance, 'graphql_operations_total', 'operation_type="subscription"');
     expect(await Promise.all([victim, first, second].map(subscriptionsOn))).toEqual([0, 2, 2]);
     // On the bus (one shared execution per instance for identical subscriptions, one listener per Mercure
     // instance stream): every subscriber hears every event from here on.
-    await poll(
+    await waitFor(
       () => Promise.all([victim, first, second].map((p) => metric(p, 'open_subscriptions'))),
       (counts) => JSON.stringify(counts) === JSON.stringify([1, 2, 1]),
     );
@@ -194,11 +190,11 @@ describe.skipIf(onlyInSqliteProject)('scale-out: three gateway processes behind 
       );
       return rows;
     };
-    await poll(leases, (rows) => {
+    await waitFor(leases, (rows) => {
       const owners = new Set(rows.filter((row) => row.status === 'running').map((row) => row.lease_owner));
       return owners.size === 3 && rows.some((row) => row.status === 'succeeded');
     });
-    await poll(
+    await waitFor(
       () => beforeKill.events.length,
       (count) => count > ids.length,
     );
@@ -213,24 +209,24 @@ describe.skipIf(onlyInSqliteProject)('scale-out: three gateway processes behind 
     expect(control.status).toBe(201);
     const controlIds: string[] = (await control.json()).data.map((entry: { id: string }) => entry.id);
     // Its stream breaks; nginx logs it, as served by the victim.
-    await poll(beforeKill.dropped, Boolean);
+    await waitFor(beforeKill.dropped, Boolean);
     beforeKill.close();
     const lastSeen = beforeKill.events.at(-1)?.eventId ?? '';
 
     // Reconnects through nginx once the survivors have published events it missed, with Last-Event-ID.
-    await poll(
+    await waitFor(
       () => staying.events.findIndex((event) => event.eventId === lastSeen),
       (index) => index >= 0 && index < staying.events.length - 1,
     );
     const reconnected = mercureSubscriber(nginxUrl(), sseJwt, lastSeen);
-    await poll(reconnected.isOpen, Boolean);
+    await waitFor(reconnected.isOpen, Boolean);
     expect(reconnected.precedingId()).toBe(lastSeen);
 
     const completedAll = (updates: { id: string; status: string }[]) =>
       [...ids, ...controlIds].every((id) =>
         updates.some((u) => u.id === id && u.status.toUpperCase() === 'COMPLETED'),
       );
-    await poll(
+    await waitFor(
       () => [...sockets.map((s) => s.updates), staying.events, reconnected.events],
       (all) => all.every(completedAll),
       30_000,
@@ -244,7 +240,7 @@ describe.skipIf(onlyInSqliteProject)('scale-out: three gateway processes behind 
     expect(new Set(staying.events.map((event) => event.eventId)).size).toBe(staying.events.length);
     reconnected.close();
     staying.close();
-    const mercureLines = await poll(
+    const mercureLines = await waitFor(
       () => logged('GET', '/.well-known/mercure'),
       (lines) => lines.length === 2,
     );
@@ -327,32 +323,9 @@ describe.skipIf(onlyInSqliteProject)('scale-out: three gateway processes behind 
     return response.json();
   }
 
-  /** A graphql-ws client at `base`, subscribed to every request of the instance; no reconnection. */
-  function graphqlWsSubscriber(base: string) {
-    const updates: Update[] = [];
-    let acknowledged = false;
-    const client: Client = createClient({
-      url: `${base.replace(/^http/, 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: { authToken: token },
-      retryAttempts: 0,
-      on: {
-        connected: () => {
-          acknowledged = true;
-        },
-      },
-    });
-    client.subscribe<{ availabilityRequestUpdated: Update }>(
-      { query: UPDATES, variables: { ids: null } },
-      {
-        next: (result) => {
-          if (result.data) updates.push(result.data.availabilityRequestUpdated);
-        },
-        error: () => {},
-        complete: () => {},
-      },
-    );
-    const subscriber = { updates, connected: () => acknowledged, close: () => client.dispose() };
+  /** A graphql-ws subscriber at `base`, closed after the file. */
+  function subscribe(base: string) {
+    const subscriber = graphqlWsSubscriber(base, token);
     opened.push(subscriber);
     return subscriber;
   }

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayProcess } from '../helpers/gateway-process.js';
 import { nginxTemplatePath } from '../helpers/nginx-server.js';
-import { ClusterHarness, poll, type ScaleOutCluster, upstreamOf } from './cluster.js';
+import { waitFor } from '../helpers/wait.js';
+import { ClusterHarness, type ScaleOutCluster, upstreamOf } from './cluster.js';
 
 /*
  * Issue 17, item 9: SIGTERM of an instance under load, behind Debian's nginx with the repository's
@@ -83,7 +84,7 @@ describe.skipIf(onlyInSqliteProject)('scale-out: SIGTERM of an instance under lo
     });
     try {
       // Steady load on both instances first.
-      await poll(
+      await waitFor(
         () => cluster.nginx.accessLog(),
         (lines) =>
           [leaving, staying].every(
@@ -94,7 +95,7 @@ describe.skipIf(onlyInSqliteProject)('scale-out: SIGTERM of an instance under lo
       const exited = leaving.kill('SIGTERM');
 
       // Draining: not ready any more, asked directly; through nginx, /readyz is passed on to the other.
-      const direct = await poll(
+      const direct = await waitFor(
         () => fetch(`${leaving.url}/readyz`).then(async (r) => [r.status, await r.json()] as const),
         ([status]) => status === 503,
       );
@@ -108,7 +109,7 @@ describe.skipIf(onlyInSqliteProject)('scale-out: SIGTERM of an instance under lo
       expect(await exited).toEqual({ code: 0, signal: null });
       // Some more load after it has gone.
       const afterExit = answers.length;
-      await poll(
+      await waitFor(
         () => answers.length,
         (count) => count >= afterExit + 40,
       );
