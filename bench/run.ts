@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadPostgresDataset, type PostgresDataset } from './lib/postgres.js';
-import { repositoryRoot } from './lib/process.js';
+import { buildGateway, repositoryRoot } from './lib/process.js';
 import {
   machineInfo,
   ratioConvention,
@@ -116,6 +116,8 @@ async function main(): Promise<number> {
   const measurements: Measurement[] = [];
   const summaries: ScenarioSummary[] = [];
   try {
+    log('building the gateway as deployed (npm run build, without its type check)');
+    buildGateway();
     const dataset = await loadDataset(log);
     const context: BenchContext = {
       quick: flags.quick,

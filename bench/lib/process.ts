@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { build } from '../../scripts/build.js';
 
 /** The repository root, for child processes' working directory. */
 export const repositoryRoot = new URL('../..', import.meta.url).pathname;
@@ -17,6 +19,30 @@ export async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** The production build the gateway's scripts run from, once {@link buildGateway} has made it. */
+let gatewayBuild: string | null = null;
+
+/**
+ * Builds the gateway as it is deployed (`npm run build`: tsc's JavaScript in `dist/`, see `scripts/build.ts`),
+ * once per run, so that {@link startServer} runs `src/…` scripts as `npm run start:prod` does: plain
+ * `node dist/….js`, not tsx's loader, whose transform wraps every function made at run time in a naming
+ * helper. Type checking is left to `npm run typecheck`.
+ */
+export function buildGateway(): void {
+  gatewayBuild ??= build({ typeCheck: false });
+}
+
+/**
+ * The command line of `script`: a gateway script (`src/….ts`) from the production build, anything else
+ * (the baselines, the simulator) through tsx's loader in the same process.
+ * @throws Error for a gateway script before {@link buildGateway}.
+ */
+function scriptArguments(script: string): string[] {
+  if (!script.startsWith('src/')) return ['--import', 'tsx', script];
+  if (!gatewayBuild) throw new Error(`buildGateway() must run before ${script} is started`);
+  return [join(gatewayBuild, script.slice('src/'.length).replace(/\.ts$/, '.js'))];
 }
 
 /** A server started in its own process for a measurement. */
@@ -45,8 +71,9 @@ function procStatusMiB(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
 
 /**
  * Starts `node [nodeArgs] script` from the repository root with `PORT` and `HOST=127.0.0.1` set, and
- * waits until `GET readyPath` answers 2xx (30 s at most). TypeScript scripts run through tsx's loader
- * in the same process, so the pid measured is the server's own. Output goes to /dev/null unless
+ * waits until `GET readyPath` answers 2xx (30 s at most). The gateway's scripts (`src/…`) run from its
+ * production build ({@link buildGateway}); other TypeScript scripts through tsx's loader in the same
+ * process. Either way the pid measured is the server's own. Output goes to /dev/null unless
  * `BENCH_VERBOSE` is set, so logging costs the server what it costs in production, not a pipe reader.
  *
  * @throws Error when the process exits or does not become ready in time.
@@ -65,7 +92,7 @@ export async function startServer(options: {
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
     : [];
   const nodeArgs = [...profile, ...(options.nodeArgs ?? [])];
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', options.script], {
+  const child = spawn(process.execPath, [...nodeArgs, ...scriptArguments(options.script)], {
     cwd: repositoryRoot,
     env: { ...process.env, ...options.env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', output, output],

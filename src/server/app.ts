@@ -169,7 +169,7 @@ export async function startApp(
     if (draining) res.setHeader('connection', 'close');
     const url = URL.parse(req.url ?? '/', 'http://localhost');
     const route = url ? routeLabel(url.pathname) : 'other';
-    logRequest(req, res, route);
+    const requestLog = logRequest(req, res, route);
     metrics.observeHttp(req, res, route);
     if (draining && refuseWhileDraining(req, route)) {
       res.setHeader('retry-after', String(Math.max(1, Math.ceil(config.SHUTDOWN_DRAIN_SECONDS))));
@@ -177,8 +177,8 @@ export async function startApp(
     }
     if (!url) return sendProblem(res, new AppError('MALFORMED', 'The request target is not a valid URL.'));
     handle(req, res, url).catch((error: unknown) => {
-      if (!res.headersSent) return sendProblem(res, error, req.log);
-      req.log.error({ err: error }, 'request failed after its response began');
+      if (!res.headersSent) return sendProblem(res, error, requestLog());
+      requestLog().error({ err: error }, 'request failed after its response began');
       res.destroy();
     });
   });

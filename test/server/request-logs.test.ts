@@ -11,6 +11,7 @@ import {
   testConfig,
   waitFor,
 } from '../helpers/app.js';
+import { closeConnection } from '../helpers/store.js';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -184,5 +185,44 @@ describe('request logs', () => {
     expect(loggableUrl('/sonata-callbacks/src_1/abc123')).toBe('/sonata-callbacks/src_1/[redacted]');
     expect(loggableUrl('/sonata-callbacks/src_1')).toBe('/sonata-callbacks/src_1');
     expect(loggableUrl('/a')).toBe('/a');
+  });
+});
+
+describe('request logs of failed responses', () => {
+  it('when a response is a 5xx, then its line is at error level, and its id is echoed as for any other', async () => {
+    const database = tempDatabasePath();
+    const logs = memoryLogger();
+    const app = await startApp(testConfig(database.path), { logger: logs.logger });
+    try {
+      await closeConnection(app.services.db);
+
+      const response = await fetch(`${app.url}/readyz`, { headers: { 'x-request-id': 'probe-1' } });
+
+      expect([response.status, response.headers.get('x-request-id')]).toEqual([503, 'probe-1']);
+      const [line] = await waitFor(
+        () => Promise.resolve(logs.requests().filter((entry) => entry.reqId === 'probe-1')),
+        (found) => found.length > 0,
+      );
+      expect(line).toEqual({
+        level: 50,
+        time: expect.any(Number),
+        pid: process.pid,
+        hostname: expect.any(String),
+        reqId: 'probe-1',
+        route: '/readyz',
+        req: {
+          method: 'GET',
+          url: '/readyz',
+          headers: { accept: '*/*', 'user-agent': 'node' },
+          remoteAddress: '127.0.0.1',
+        },
+        res: { statusCode: 503 },
+        durationMs: expect.any(Number),
+        msg: 'request completed',
+      });
+    } finally {
+      await app.stop();
+      database.remove();
+    }
   });
 });
