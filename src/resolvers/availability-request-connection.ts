@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Context } from '../context.js';
 import type { AvailabilityRequestRecord, RequestPosition } from '../db/rows.js';
 import { requireViewer } from './authentication.js';
-import { type Connection, decodeCursor, encodeCursor } from './connection.js';
+import { type Connection, decodeCursor, edgesOf } from './connection.js';
 import { loadersFor } from './loaders.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.js';
 import { parseInput } from './validation.js';
@@ -14,9 +14,9 @@ const positionSchema = z
   .object({ createdAt: z.number().int(), id: z.string().min(1) })
   .transform((position): RequestPosition => ({ createdAt: new Date(position.createdAt), id: position.id }));
 
-/** Opaque keyset cursor: the row's position in the newest-first order. */
-function cursorOf({ request }: AvailabilityRequestRecord): string {
-  return encodeCursor({ createdAt: request.createdAt.getTime(), id: request.id });
+/** What a cursor holds: the row's position in the newest-first order. */
+function positionOf({ request }: AvailabilityRequestRecord) {
+  return { createdAt: request.createdAt.getTime(), id: request.id };
 }
 
 const count = z.number().int().min(0).max(MAX_PAGE_SIZE);
@@ -80,7 +80,7 @@ function toConnection(
   const more = rows.length > size;
   const page = rows.slice(0, size);
   if (backwards) page.reverse();
-  const edges = page.map((node) => ({ cursor: cursorOf(node), node }));
+  const edges = edgesOf(page, positionOf);
   return {
     edges,
     pageInfo: {
