@@ -19,8 +19,12 @@ export interface GatheringWorkerOptions {
   leaseMs: number;
   /** Attempts per task before it ends as failed. */
   maxAttempts: number;
-  /** Called after every change of a request's status or progress. */
-  onChange(change: ChangedRequest): void;
+  /**
+   * Called after every change of a request's status or progress, with the changes of one claim, one
+   * completion batch or one failed attempt together (in the order made; never empty), so that the observer
+   * can read them at once.
+   */
+  onChanges(changes: readonly ChangedRequest[]): void;
   /** Longest sleep between two looks at the queue when nothing wakes the worker (ms). */
   idlePollMs?: number;
   /** Observes every attempt that ends in this worker (not those a stop interrupts), e.g. for metrics. */
@@ -139,7 +143,7 @@ export class GatheringWorker {
           limit: free,
           maxAttempts: this.options.maxAttempts,
         });
-        for (const change of changed) this.options.onChange(change);
+        if (changed.length > 0) this.options.onChanges(changed);
         for (const task of claimed) this.track(task);
         if (claimed.length === free) this.pumpAgain = true;
       } while (this.pumpAgain && !this.stopController.signal.aborted);
@@ -211,8 +215,8 @@ export class GatheringWorker {
         products,
         note,
       });
-      if (change) this.options.onChange(change);
-      else log().warn('lease lost before the task completed; its result was discarded');
+      // The change was told with the rest of its completion batch.
+      if (!change) log().warn('lease lost before the task completed; its result was discarded');
       this.settled(task, 'succeeded', fetchMs);
     } catch (error) {
       if (this.stopController.signal.aborted) return;
@@ -233,7 +237,7 @@ export class GatheringWorker {
         message: failure.message,
         retryAt: retry ? new Date(now.getTime() + retryDelayMs(task.attempts)) : null,
       });
-      if (change) this.options.onChange(change);
+      if (change) this.options.onChanges([change]);
       this.settled(task, retry ? 'retried' : 'failed', fetchMs ?? performance.now() - startedAt);
     }
   }
@@ -261,6 +265,8 @@ export class GatheringWorker {
       .completeTasks(batch.map((entry) => entry.completion))
       .then(
         (changes) => {
+          const changed = changes.filter((change) => change !== null);
+          if (changed.length > 0) this.options.onChanges(changed);
           for (const [index, entry] of batch.entries()) entry.resolve(changes[index] ?? null);
         },
         (error: unknown) => {

@@ -12,7 +12,7 @@ import { createHttpSource } from '../gathering/sources/http.js';
 import type { SourceAdapter } from '../gathering/sources/types.js';
 import { GatheringWorker } from '../gathering/worker.js';
 import type { Logger } from '../logger.js';
-import { publishRequestChanged } from '../resolvers/availability-events.js';
+import { publishRequestsChanged } from '../resolvers/availability-events.js';
 import { sendJson } from '../rest/http.js';
 import { MercureHub } from '../rest/mercure.js';
 import { MERCURE_HUB_PATH } from '../rest/mercure-discovery.js';
@@ -112,9 +112,9 @@ export async function startApp(
     idlePollMs: config.GATHERING_IDLE_POLL_MS,
     leaseMs: config.GATHERING_LEASE_SECONDS * 1000,
     maxAttempts: config.GATHERING_MAX_ATTEMPTS,
-    onChange: (change) => {
-      publishRequestChanged(services, change).catch((error: unknown) =>
-        services.logger.error({ err: error }, 'could not publish a request change'),
+    onChanges: (changes) => {
+      publishRequestsChanged(services, changes).catch((error: unknown) =>
+        services.logger.error({ err: error }, 'could not publish request changes'),
       );
     },
     onTaskSettled: metrics.onTaskSettled,

@@ -46,7 +46,7 @@ export function testWorker(
     concurrency: 4,
     leaseMs: 10_000,
     maxAttempts: 3,
-    onChange: () => {},
+    onChanges: () => {},
     idlePollMs: 20,
     ...(onTaskSettled ? { onTaskSettled } : {}),
   });

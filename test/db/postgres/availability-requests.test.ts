@@ -307,6 +307,21 @@ describe('availability requests on PostgreSQL', () => {
     expect(await pgQueries.findAvailabilityRequest(db, 'ins_a', 'avr_missing')).toBeUndefined();
   });
 
+  it('when requests are looked up by ids across instances, then each found one comes back once, as SQLite returns it', async () => {
+    const ids = ['avr_a1', 'avr_missing', 'avr_B2', 'avr_a1'];
+    const byId = (records: { request: { id: string } }[]) =>
+      [...records].sort((a, b) => (a.request.id < b.request.id ? -1 : 1));
+    const found = byId(await pgQueries.findAvailabilityRequestsById(db, ids));
+
+    expect(found.map((record) => record.request.id)).toEqual(['avr_B2', 'avr_a1']);
+    expect(found[1]).toEqual(await pgQueries.findAvailabilityRequest(db, 'ins_a', 'avr_a1'));
+    expect(found).toEqual(byId(await sqliteQueries.findAvailabilityRequestsById(lite, ids)));
+    const otherInstance = await pgQueries.findAvailabilityRequestsById(db, ['avr_a1', 'avr_f7']);
+    expect(otherInstance.map((record) => record.request.id).sort()).toEqual(['avr_a1', 'avr_f7']);
+    expect(await pgQueries.findAvailabilityRequestsById(db, [])).toEqual([]);
+    expect(await sqliteQueries.findAvailabilityRequestsById(lite, [])).toEqual([]);
+  });
+
   it('when requests are counted, listed, paged and sliced, then the values and order are SQLite’s (bytewise ids)', async () => {
     const ids = (records: { request: { id: string } }[]) => records.map((record) => record.request.id);
     expect(await pgQueries.countAvailabilityRequests(db, 'ins_a')).toBe(7);

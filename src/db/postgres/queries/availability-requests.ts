@@ -11,12 +11,12 @@ import type {
   RequestPosition,
   SourceOutcome,
   StoredAvailabilityRequestRecord,
-  StoredFilters,
 } from '../../rows.js';
 import { bulkInserter } from '../bulk-insert.js';
 import type { PostgresDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
 import { preparedQuery, preparedVariants } from '../prepared.js';
+import { recordColumns, recordQuery } from '../request-records.js';
 import {
   addresses,
   availabilityRequestProducts,
@@ -25,49 +25,6 @@ import {
   gatheringTasks,
   sources,
 } from '../schema/index.js';
-
-/**
- * Stored filters with their keys in the order `storedFilters` writes them, which SQLite's JSON text keeps.
- * `jsonb` keeps keys sorted by length, then bytes, so a bandwidth comes back as `{upload, download}`; the
- * REST documents show the stored bandwidths as they are, and a copied deployment must serve the same bytes.
- */
-function canonicalFilters(stored: StoredFilters): StoredFilters {
-  return {
-    bandwidths: stored.bandwidths.map(({ download, upload }) => ({ download, upload })),
-    networks: stored.networks,
-    contractTerms: stored.contractTerms,
-    connectionTypes: stored.connectionTypes,
-    technologyTypes: stored.technologyTypes,
-  };
-}
-
-/** The columns of a request that the API shows, as the SQLite store reads them. */
-const shownRequestColumns = {
-  id: availabilityRequests.id,
-  filters: sql`${availabilityRequests.filters}`.mapWith((value: unknown) =>
-    canonicalFilters(availabilityRequests.filters.mapFromDriverValue(value) as StoredFilters),
-  ),
-  status: availabilityRequests.status,
-  sourcesTotal: availabilityRequests.sourcesTotal,
-  sourcesFinished: availabilityRequests.sourcesFinished,
-  createdAt: availabilityRequests.createdAt,
-  updatedAt: availabilityRequests.updatedAt,
-};
-/** The columns of an address that the API shows. */
-const shownAddressColumns = {
-  id: addresses.id,
-  street: addresses.street,
-  city: addresses.city,
-  houseNumber: addresses.houseNumber,
-  houseNumberAddition: addresses.houseNumberAddition,
-  postalCode: addresses.postalCode,
-  countryCode: addresses.countryCode,
-  continentCode: addresses.continentCode,
-  latitude: addresses.latitude,
-  longitude: addresses.longitude,
-  coordinatesPrecision: addresses.coordinatesPrecision,
-};
-const recordColumns = { request: shownRequestColumns, address: shownAddressColumns };
 
 /**
  * A text column compared byte by byte, as SQLite compares text: orders and keyset bounds must not depend
@@ -172,14 +129,6 @@ export async function insertAvailabilityRequests(
   });
 }
 
-/** Requests joined with their addresses, as {@link AvailabilityRequestRecord}s; add the conditions. */
-function recordQuery(db: PostgresDb) {
-  return db
-    .select(recordColumns)
-    .from(availabilityRequests)
-    .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId));
-}
-
 const requestById = preparedQuery('availability_request_by_id', (db, name) =>
   recordQuery(db)
     .where(
@@ -199,6 +148,25 @@ export async function findAvailabilityRequest(
 ): Promise<AvailabilityRequestRecord | undefined> {
   const [record] = await requestById(db).execute({ instanceId, id });
   return record;
+}
+
+const requestsById = preparedQuery('availability_requests_by_id', (db, name) =>
+  recordQuery(db)
+    .where(sql`${availabilityRequests.id} = any(${sql.placeholder('ids')}::text[])`)
+    .prepare(name),
+);
+
+/**
+ * The requests with these ids, whatever their instance, in no particular order; ids not found are left
+ * out. For the gathering worker's events (one read for a batch of changed requests), never for a caller's
+ * input: it does not scope by instance.
+ */
+export async function findAvailabilityRequestsById(
+  db: PostgresDb,
+  ids: readonly string[],
+): Promise<AvailabilityRequestRecord[]> {
+  if (ids.length === 0) return [];
+  return requestsById(db).execute({ ids });
 }
 
 /** Number of requests of an instance (of one customer when `customerId` is given). */

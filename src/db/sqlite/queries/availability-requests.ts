@@ -4,7 +4,13 @@ import type { StoredFilters } from '../../values.js';
 import type { SqliteDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
 import { preparedQuery, preparedRowInsert, preparedVariants } from '../prepared.js';
-import { pickColumns, prepareNumber, prepareTableRows, type SelectedRow } from '../prepared-rows.js';
+import { prepareNumber, prepareTableRows, type SelectedRow } from '../prepared-rows.js';
+import {
+  recordColumns,
+  recordQuery,
+  type shownAddressColumns,
+  type shownRequestColumns,
+} from '../request-records.js';
 import {
   addresses,
   availabilityRequestProducts,
@@ -19,35 +25,6 @@ export type AddressRow = typeof addresses.$inferSelect;
 export type AvailabilityRequestRow = typeof availabilityRequests.$inferSelect;
 /** A gathered product row. */
 export type ProductRow = typeof availabilityRequestProducts.$inferSelect;
-
-/**
- * The columns of a request that the API shows (REST documents, GraphQL fields, events, cursors). Reads of
- * records fetch only these: a list page of 25 spent a third of its SQLite time building the other
- * columns' strings (`npm run bench`, rest-list).
- */
-const shownRequestColumns = pickColumns(availabilityRequests, [
-  'id',
-  'filters',
-  'status',
-  'sourcesTotal',
-  'sourcesFinished',
-  'createdAt',
-  'updatedAt',
-]);
-/** The columns of an address that the API shows. */
-const shownAddressColumns = pickColumns(addresses, [
-  'id',
-  'street',
-  'city',
-  'houseNumber',
-  'houseNumberAddition',
-  'postalCode',
-  'countryCode',
-  'continentCode',
-  'latitude',
-  'longitude',
-  'coordinatesPrecision',
-]);
 
 /** What the API shows of a request; a whole {@link AvailabilityRequestRow} is one too. */
 export type ShownRequest = SelectedRow<typeof shownRequestColumns>;
@@ -207,16 +184,6 @@ export async function insertAvailabilityRequests(
   );
 }
 
-const recordColumns = { request: shownRequestColumns, address: shownAddressColumns };
-
-/** Requests joined with their addresses, as {@link AvailabilityRequestRecord}s; add the conditions. */
-function recordQuery(db: SqliteDb) {
-  return db
-    .select(recordColumns)
-    .from(availabilityRequests)
-    .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId));
-}
-
 const requestById = preparedQuery((db) =>
   prepareTableRows(
     db,
@@ -237,6 +204,29 @@ export async function findAvailabilityRequest(
   id: string,
 ): Promise<AvailabilityRequestRecord | undefined> {
   return requestById(db).get({ instanceId, id });
+}
+
+const requestsById = preparedQuery((db) =>
+  prepareTableRows(
+    db,
+    recordColumns,
+    recordQuery(db).where(
+      sql`${availabilityRequests.id} in (select value from json_each(${sql.placeholder('ids')}))`,
+    ),
+  ),
+);
+
+/**
+ * The requests with these ids, whatever their instance, in no particular order; ids not found are left
+ * out. For the gathering worker's events (one read for a batch of changed requests), never for a caller's
+ * input: it does not scope by instance.
+ */
+export async function findAvailabilityRequestsById(
+  db: SqliteDb,
+  ids: readonly string[],
+): Promise<AvailabilityRequestRecord[]> {
+  if (ids.length === 0) return [];
+  return requestsById(db).all({ ids: JSON.stringify(ids) });
 }
 
 const requestCount = preparedQuery((db) =>
