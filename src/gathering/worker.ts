@@ -203,11 +203,9 @@ export class GatheringWorker {
         ? await adapter.fetchAnswer(query)
         : { offers: await adapter.fetchOffers(query), note: null };
       fetchMs = performance.now() - startedAt;
-      const plan = await db.loadPricingPlan(task.request.pricePlanId);
-      if (!plan) throw new SourceError('NO_PRICE_PLAN', 'The request’s price plan no longer exists.', false);
       const products = offers
         .filter((offer) => offerMatchesFilters(offer, task.request.filters))
-        .map((offer) => ({ ...offer, ...salePrices(plan, offer) }));
+        .map((offer) => ({ ...offer, ...salePrices(task.pricingPlan, offer) }));
       const change = await this.complete({
         taskId: task.taskId,
         owner: this.owner,

@@ -105,6 +105,27 @@ type Fixtures = {
   tasks: ReturnType<typeof task>[];
 };
 
+const planRules = [
+  {
+    id: 1,
+    pricePlanId: 'ppl_a',
+    network: 'KPN',
+    technologyType: null,
+    connectionType: null,
+    mrcMarkupBp: 1000,
+    nrcMarkupBp: 500,
+  },
+  {
+    id: 2,
+    pricePlanId: 'ppl_a',
+    network: null,
+    technologyType: 'FTTH',
+    connectionType: 'shared',
+    mrcMarkupBp: 3000,
+    nrcMarkupBp: 0,
+  },
+];
+
 /** The instance, its price plan, and the given sources, requests (with addresses) and tasks. */
 async function seedPostgres(db: PostgresDb, fixtures: Fixtures): Promise<void> {
   await db.insert(pgSchema.instances).values({ id: 'ins_a', name: 'A', code: 'AAA', ...stamps });
@@ -116,6 +137,7 @@ async function seedPostgres(db: PostgresDb, fixtures: Fixtures): Promise<void> {
     nrcMarkupBp: 0,
     ...stamps,
   });
+  await db.insert(pgSchema.pricePlanRules).values(planRules);
   await db.insert(pgSchema.sources).values(fixtures.sources);
   await db.insert(pgSchema.addresses).values(fixtures.requests.map((r) => address(r.addressId)));
   await db.insert(pgSchema.availabilityRequests).values(fixtures.requests);
@@ -229,6 +251,7 @@ describe('gathering tasks on PostgreSQL, call for call as on SQLite', () => {
       nrcMarkupBp: 0,
       ...stamps,
     });
+    await lite.insert(sqliteSchema.pricePlanRules).values(planRules);
     await lite.insert(sqliteSchema.sources).values(fixtures.sources);
     await lite.insert(sqliteSchema.addresses).values(fixtures.requests.map((r) => address(r.addressId)));
     await lite.insert(sqliteSchema.availabilityRequests).values(fixtures.requests);
@@ -261,6 +284,19 @@ describe('gathering tasks on PostgreSQL, call for call as on SQLite', () => {
       request: { id: 'avr_x', status: 'in_progress', filters: noFilters },
       address: { id: 'adr_avr_x', latitude: 52.3759, coordinatesPrecision: 'address' },
     });
+    // Each task comes with its request's plan and the plan's rules in id order, for pricing its offers.
+    expect(first.claimed.map((claim) => claim.pricingPlan)).toEqual(
+      [0, 1].map(() => ({
+        id: 'ppl_a',
+        instanceId: 'ins_a',
+        name: 'Default',
+        isDefault: false,
+        mrcMarkupBp: 2500,
+        nrcMarkupBp: 0,
+        ...stamps,
+        rules: planRules.map(({ id: _id, pricePlanId: _plan, ...rule }) => rule),
+      })),
+    );
     expect(first.changed).toEqual(changed('avr_Y', 'avr_x'));
 
     const second = await both(

@@ -2,7 +2,8 @@ import { asc, eq, sql } from 'drizzle-orm';
 import type { ChangedRequest, ClaimedTask } from '../../rows.js';
 import type { PostgresDb } from '../client.js';
 import { preparedQuery } from '../prepared.js';
-import { addresses, availabilityRequests, gatheringTasks, sources } from '../schema/index.js';
+import { pricingRulesOf } from '../pricing-rules.js';
+import { addresses, availabilityRequests, gatheringTasks, pricePlans, sources } from '../schema/index.js';
 import { FINISHED_SOURCES_CTES } from './finished-sources.js';
 
 /**
@@ -67,15 +68,23 @@ select 'started', null, instance_id, id from started
 union all
 select 'leased', id::text, null, availability_request_id from leased`;
 
-/** The claimed tasks with their source, request and address, in task id order. */
+/** The claimed tasks with their source, request, address and price plan, in task id order. */
 const claimedRows = preparedQuery('claimed_tasks', (db, name) => {
   const t = gatheringTasks;
   return db
-    .select({ task: t, source: sources, request: availabilityRequests, address: addresses })
+    .select({
+      task: t,
+      source: sources,
+      request: availabilityRequests,
+      address: addresses,
+      plan: pricePlans,
+      rules: pricingRulesOf(pricePlans.id),
+    })
     .from(t)
     .innerJoin(sources, eq(sources.id, t.sourceId))
     .innerJoin(availabilityRequests, eq(availabilityRequests.id, t.availabilityRequestId))
     .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId))
+    .innerJoin(pricePlans, eq(pricePlans.id, availabilityRequests.pricePlanId))
     .where(sql`${t.id} = any(${sql.placeholder('ids')}::bigint[])`)
     .orderBy(asc(t.id))
     .prepare(name);
@@ -86,7 +95,9 @@ const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * Claims up to `limit` runnable tasks for `owner` with a lease until `now + leaseMs`: one statement
- * ({@link CLAIM_SQL}), then a read of what it leased. Runnable: queued and due, or running with an expired
+ * ({@link CLAIM_SQL}), then a read of what it leased, each task with its request's price plan as it is at
+ * the claim (the worker prices the task's offers with it: a read per task was a round trip per task).
+ * Runnable: queued and due, or running with an expired
  * lease (its worker died). A task whose lease expired after its last allowed attempt ends as failed
  * instead, so a task that keeps killing its worker cannot loop forever. Requests of claimed tasks move
  * from `pending` to `in_progress`.
@@ -136,6 +147,7 @@ export async function claimTasks(
     source: row.source,
     request: row.request,
     address: row.address,
+    pricingPlan: { ...row.plan, rules: row.rules },
   }));
   return { claimed, changed };
 }

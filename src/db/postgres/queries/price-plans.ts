@@ -4,6 +4,7 @@ import { newId } from '../../../ids.js';
 import type { NewPricePlan, PricePlanRow, PricePlanWithRules } from '../../rows.js';
 import type { PostgresDb } from '../client.js';
 import { preparedQuery } from '../prepared.js';
+import { pricingRulesOf } from '../pricing-rules.js';
 import { customers, pricePlanRules, pricePlans } from '../schema/index.js';
 
 /**
@@ -129,13 +130,8 @@ const pricingPlan = preparedQuery('pricing_plan', (db, name) =>
   db
     .select({
       plan: pricePlans,
-      // The rules in id order, in the one round trip a worker spends on pricing each finished task. Written
-      // out with an alias: drizzle leaves columns of a one-table select unqualified, and `id` would be the
-      // rule's inside the subquery.
-      rules: sql<PricingRule[]>`coalesce((select json_agg(json_build_object('network', r.network,
-          'technologyType', r.technology_type, 'connectionType', r.connection_type,
-          'mrcMarkupBp', r.mrc_markup_bp, 'nrcMarkupBp', r.nrc_markup_bp) order by r.id)
-        from price_plan_rules r where r.price_plan_id = price_plans.id), '[]'::json)`,
+      // Written out with the table's name: drizzle leaves columns of a one-table select unqualified.
+      rules: pricingRulesOf(sql.raw('price_plans.id')),
     })
     .from(pricePlans)
     .where(eq(pricePlans.id, sql.placeholder('id')))

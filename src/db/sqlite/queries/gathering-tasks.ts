@@ -1,5 +1,6 @@
 import { and, eq, lte, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import type { PricingPlan } from '../../../gathering/pricing.js';
 import { newId } from '../../../ids.js';
 import type { SqliteDb } from '../client.js';
 import { preparedQuery, preparedRowInsert } from '../prepared.js';
@@ -12,6 +13,7 @@ import {
 } from '../schema/index.js';
 import type { AddressRow, AvailabilityRequestRow, ProductRow } from './availability-requests.js';
 import type { SourceRow } from './catalog.js';
+import { loadPricingPlan } from './price-plans.js';
 
 /** A task this worker holds the lease of, with everything a source adapter needs. */
 export interface ClaimedTask {
@@ -21,6 +23,8 @@ export interface ClaimedTask {
   source: SourceRow;
   request: AvailabilityRequestRow;
   address: AddressRow;
+  /** The request's price plan with its rules, as it is at the claim: the worker prices the offers with it. */
+  pricingPlan: PricingPlan;
 }
 
 /** A request whose status or progress a task operation changed (to publish as an event). */
@@ -53,7 +57,9 @@ function finishSource(db: SqliteDb, requestId: string, now: Date): void {
  * Claims up to `limit` runnable tasks for `owner` with a lease until `now + leaseMs`, in one transaction.
  * Runnable: queued and due, or running with an expired lease (its worker died). A task whose lease
  * expired after its last allowed attempt ends as failed instead, so a task that keeps killing its worker
- * cannot loop forever. Requests of claimed tasks move from `pending` to `in_progress`.
+ * cannot loop forever. Requests of claimed tasks move from `pending` to `in_progress`. Each claimed task
+ * comes with its request's price plan as it is at the claim (the worker prices the offers with it).
+ * @throws Error when a request's price plan is missing, which its foreign key prevents.
  */
 export async function claimTasks(
   db: SqliteDb,
@@ -61,19 +67,19 @@ export async function claimTasks(
 ): Promise<{ claimed: ClaimedTask[]; changed: ChangedRequest[] }> {
   const nowMs = input.now.getTime();
   const statements = claimStatements(db);
-  return db.transaction(
-    () => {
+  const { leased, changed } = db.transaction(
+    (): { leased: Omit<ClaimedTask, 'pricingPlan'>[]; changed: ChangedRequest[] } => {
       const changed: ChangedRequest[] = [];
       for (const row of statements.failExhausted.all({ nowMs, maxAttempts: input.maxAttempts })) {
         finishSource(db, row.availabilityRequestId, input.now);
         changed.push(row);
       }
-      if (input.limit <= 0) return { claimed: [], changed };
+      if (input.limit <= 0) return { leased: [], changed };
       // Two index-ordered reads instead of one OR, which would sort every queued task on each claim.
       const expired = statements.expired.all({ nowMs, limit: input.limit });
       const queued = statements.queued.all({ nowMs, limit: input.limit - expired.length });
       const candidates = JSON.stringify([...expired, ...queued].map((row) => row.id));
-      if (candidates === '[]') return { claimed: [], changed };
+      if (candidates === '[]') return { leased: [], changed };
       statements.lease.run({
         ids: candidates,
         owner: input.owner,
@@ -86,7 +92,7 @@ export async function claimTasks(
       changed.push(...started);
       // The requests as they are once the claim commits: the ones it started are in progress.
       const startedIds = new Set(started.map((row) => row.availabilityRequestId));
-      const claimed = rows.map((row) => ({
+      const leased = rows.map((row) => ({
         taskId: row.task.id,
         attempts: row.task.attempts,
         source: row.source,
@@ -95,10 +101,24 @@ export async function claimTasks(
           : row.request,
         address: row.address,
       }));
-      return { claimed, changed };
+      return { leased, changed };
     },
     { behavior: 'immediate' },
   );
+  const plans = new Map<string, PricingPlan>();
+  for (const task of leased) {
+    const id = task.request.pricePlanId;
+    if (plans.has(id)) continue;
+    const plan = await loadPricingPlan(db, id);
+    // A request's plan cannot go while the request refers to it (a foreign key).
+    if (!plan) throw new Error(`price plan ${id} of request ${task.request.id} is missing`);
+    plans.set(id, plan);
+  }
+  const claimed = leased.map((task) => ({
+    ...task,
+    pricingPlan: plans.get(task.request.pricePlanId) as PricingPlan,
+  }));
+  return { claimed, changed };
 }
 
 /** `column in (the ids of a JSON array placeholder)`: one prepared statement for any number of ids. */
