@@ -94,6 +94,8 @@ export function createRequestLogger(
       res.off('finish', ended);
       res.off('close', ended);
       res.off('error', ended);
+      const level = levelOf(res, error);
+      if (!logger.isLevelEnabled(level)) return;
       const line = {
         reqId,
         route,
@@ -103,7 +105,7 @@ export function createRequestLogger(
         // A 5xx's own error was logged where it was thrown; only a failure of the response itself is added.
         ...(error ? { err: error } : {}),
       };
-      logger[levelOf(res, error)](line, 'request completed');
+      logger[level](line, 'request completed');
     };
     res.on('finish', ended);
     res.on('close', ended);

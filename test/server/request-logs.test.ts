@@ -15,10 +15,10 @@ import { closeConnection } from '../helpers/store.js';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-/** A pino logger at `info` writing into memory: every raw line, and the parsed request lines. */
-function memoryLogger() {
+/** A pino logger at `level` writing into memory: every raw line, and the parsed request lines. */
+function memoryLogger(level = 'info') {
   const raw: string[] = [];
-  const logger = pino({ level: 'info' }, { write: (line: string) => void raw.push(line) });
+  const logger = pino({ level }, { write: (line: string) => void raw.push(line) });
   const requests = (): Json[] =>
     raw.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request completed');
   return { logger, raw, requests };
@@ -189,11 +189,12 @@ describe('request logs', () => {
 });
 
 describe('request logs of failed responses', () => {
-  it('when a response is a 5xx, then its line is at error level, and its id is echoed as for any other', async () => {
+  it('when a response is a 5xx, then its line is at error level, and a logger at warn gets it but no 2xx line', async () => {
     const database = tempDatabasePath();
-    const logs = memoryLogger();
+    const logs = memoryLogger('warn');
     const app = await startApp(testConfig(database.path), { logger: logs.logger });
     try {
+      const healthy = await fetch(`${app.url}/healthz`, { headers: { 'x-request-id': 'health-1' } });
       await closeConnection(app.services.db);
 
       const response = await fetch(`${app.url}/readyz`, { headers: { 'x-request-id': 'probe-1' } });
@@ -220,6 +221,8 @@ describe('request logs of failed responses', () => {
         durationMs: expect.any(Number),
         msg: 'request completed',
       });
+      expect([healthy.status, healthy.headers.get('x-request-id')]).toEqual([200, 'health-1']);
+      expect(logs.requests().map((entry) => entry.reqId)).toEqual(['probe-1']);
     } finally {
       await app.stop();
       database.remove();
