@@ -42,10 +42,18 @@ function enforce(res: ServerResponse, decision: RateDecision): void {
   }
 }
 
-/** Sends a problem+json response for any thrown value. */
-export function sendProblem(res: ServerResponse, error: unknown, log?: Services['logger']): void {
+/**
+ * Sends a problem+json response for any thrown value; a 5xx's error is logged with `log` (a logger, or a
+ * function giving one only when needed, e.g. a request's own).
+ */
+export function sendProblem(
+  res: ServerResponse,
+  error: unknown,
+  log?: Services['logger'] | (() => Services['logger']),
+): void {
   const problem = toProblem(error);
-  if (problem.status >= 500) log?.error({ err: error }, 'unexpected error in REST route');
+  if (problem.status >= 500)
+    (typeof log === 'function' ? log() : log)?.error({ err: error }, 'unexpected error in REST route');
   sendJson(res, problem.status, problem, 'application/problem+json; charset=utf-8');
 }
 
@@ -53,13 +61,15 @@ export function sendProblem(res: ServerResponse, error: unknown, log?: Services[
  * Serves one REST request: matches the route table (404 unknown path, 405 with `Allow` for a known path
  * and another method), authenticates, applies the rate limits (429 with `Retry-After`), reads the body,
  * runs the route — at most once per `Idempotency-Key` for POSTs — and sends its document (with the
- * Mercure hub's `Link` where it hands out an `sse_jwt`), or a problem+json for any error.
+ * Mercure hub's `Link` where it hands out an `sse_jwt`), or a problem+json for any error. An unexpected
+ * error is logged with `log()`: the request's logger (with its `reqId`), the service's when not given.
  */
 export async function handleRest(
   services: Services,
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
+  log: () => Services['logger'] = () => services.logger,
 ): Promise<void> {
   try {
     const parts = url.pathname.split('/').slice(1);
@@ -107,6 +117,6 @@ export async function handleRest(
     if (route.eventStream) res.setHeader('link', mercureDiscoveryLink);
     sendJson(res, result.status, result.body);
   } catch (error) {
-    sendProblem(res, error, services.logger);
+    sendProblem(res, error, log);
   }
 }

@@ -128,7 +128,7 @@ export async function startApp(
   };
   const logRequest = createRequestLogger(services.logger);
 
-  const handle = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, log: () => Logger) => {
     if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (url.pathname === '/readyz') {
       const state = await readiness();
@@ -146,7 +146,7 @@ export async function startApp(
     if (url.pathname === MERCURE_HUB_PATH) return mercure.handle(req, res, url);
     if (serveDashboard(req, res, url.pathname)) return;
     if (serveApiDocs(req, res, url.pathname)) return;
-    return handleRest(services, req, res, url);
+    return handleRest(services, req, res, url, log);
   };
   const inFlight = new InFlightRequests();
   let draining = false;
@@ -176,8 +176,8 @@ export async function startApp(
       return sendProblem(res, new AppError('UNAVAILABLE', 'This instance is shutting down; try another.'));
     }
     if (!url) return sendProblem(res, new AppError('MALFORMED', 'The request target is not a valid URL.'));
-    handle(req, res, url).catch((error: unknown) => {
-      if (!res.headersSent) return sendProblem(res, error, requestLog());
+    handle(req, res, url, requestLog).catch((error: unknown) => {
+      if (!res.headersSent) return sendProblem(res, error, requestLog);
       requestLog().error({ err: error }, 'request failed after its response began');
       res.destroy();
     });

@@ -228,4 +228,45 @@ describe('request logs of failed responses', () => {
       database.remove();
     }
   });
+
+  it('when a REST route fails unexpectedly, then its error is logged with the request id, and the client sees no internals', async () => {
+    const database = tempDatabasePath();
+    const logs = memoryLogger('warn');
+    const app = await startApp(testConfig(database.path), { logger: logs.logger });
+    try {
+      const { instance } = await createInstance(app.services, { name: 'Fails', code: 'FAIL' });
+      const credentials = await createApplication(app.services, {
+        instance: instance.id,
+        roles: ['connectivity_check'],
+      });
+      const signIn = await new ApiClient(app.url).post('/authentication', {
+        client_id: credentials.clientId,
+        client_secret: credentials.clientSecret,
+      });
+      const api = new ApiClient(app.url).withToken(signIn.body.data.auth_token);
+      await closeConnection(app.services.db);
+
+      const failed = await api.request('GET', '/availability-requests', {
+        headers: { 'x-request-id': 'list-1' },
+      });
+
+      expect([failed.status, failed.headers.get('x-request-id')]).toEqual([500, 'list-1']);
+      expect(JSON.stringify(failed.body)).not.toMatch(/database|sqlite|stack/i);
+      const lines = await waitFor(
+        () =>
+          Promise.resolve(
+            logs.raw.map((line): Json => JSON.parse(line)).filter((entry) => entry.reqId === 'list-1'),
+          ),
+        (found) => found.length >= 2,
+      );
+      expect(lines.map((entry) => [entry.level, entry.msg])).toEqual([
+        [50, 'unexpected error in REST route'],
+        [50, 'request completed'],
+      ]);
+      expect(lines[0].err.type).toEqual(expect.any(String));
+    } finally {
+      await app.stop();
+      database.remove();
+    }
+  });
 });
