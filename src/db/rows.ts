@@ -39,7 +39,9 @@ export type {
 export type {
   ChangedRequest,
   ClaimedTask,
+  CompletedRequest,
   GatheredProduct,
+  RequestProgress,
   TaskCompletion,
 } from './sqlite/queries/gathering-tasks.js';
 export type { IdempotencyClaim } from './sqlite/queries/idempotency.js';

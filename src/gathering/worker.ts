@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import type { ChangedRequest, ClaimedTask, SourceType, TaskCompletion } from '../db/rows.js';
+import { shownRecord } from '../db/records.js';
+import type {
+  AvailabilityRequestRecord,
+  ChangedRequest,
+  ClaimedTask,
+  CompletedRequest,
+  SourceType,
+  TaskCompletion,
+} from '../db/rows.js';
 import type { Store } from '../db/store.js';
 import type { Logger } from '../logger.js';
 import { offerMatchesFilters } from './filters.js';
@@ -22,13 +30,23 @@ export interface GatheringWorkerOptions {
   /**
    * Called after every change of a request's status or progress, with the changes of one claim, one
    * completion batch or one failed attempt together (in the order made; never empty), so that the observer
-   * can read them at once.
+   * can read them at once. A change carries the request's record where the worker knows it without a read
+   * (see {@link GatheringChange}).
    */
-  onChanges(changes: readonly ChangedRequest[]): void;
+  onChanges(changes: readonly GatheringChange[]): void;
   /** Longest sleep between two looks at the queue when nothing wakes the worker (ms). */
   idlePollMs?: number;
   /** Observes every attempt that ends in this worker (not those a stop interrupts), e.g. for metrics. */
   onTaskSettled?(info: GatheringTaskSettled): void;
+}
+
+/**
+ * A change of a request, with its `record` — the request as it stands after the change — where the worker
+ * has it in hand: after a completion batch (the claimed request and address, with the progress the batch
+ * left) and after a claim (the claimed request as the claim left it). Otherwise it must be read.
+ */
+export interface GatheringChange extends ChangedRequest {
+  record?: AvailabilityRequestRecord;
 }
 
 /**
@@ -71,6 +89,7 @@ export class GatheringWorker {
   /** Finished tasks waiting for the next completion batch (see {@link complete}). */
   private readonly completions: {
     completion: TaskCompletion;
+    task: ClaimedTask;
     resolve: (change: ChangedRequest | null) => void;
     reject: (error: unknown) => void;
   }[] = [];
@@ -143,7 +162,7 @@ export class GatheringWorker {
           limit: free,
           maxAttempts: this.options.maxAttempts,
         });
-        if (changed.length > 0) this.options.onChanges(changed);
+        if (changed.length > 0) this.options.onChanges(withClaimedRecords(changed, claimed));
         for (const task of claimed) this.track(task);
         if (claimed.length === free) this.pumpAgain = true;
       } while (this.pumpAgain && !this.stopController.signal.aborted);
@@ -206,7 +225,7 @@ export class GatheringWorker {
       const products = offers
         .filter((offer) => offerMatchesFilters(offer, task.request.filters))
         .map((offer) => ({ ...offer, ...salePrices(task.pricingPlan, offer) }));
-      const change = await this.complete({
+      const change = await this.complete(task, {
         taskId: task.taskId,
         owner: this.owner,
         now: clock.now(),
@@ -246,9 +265,9 @@ export class GatheringWorker {
    * fewer transactions per task (on PostgreSQL a completion batch is seven statements whatever its size).
    * Tasks finishing within one turn of the event loop go into one batch as well.
    */
-  private complete(completion: TaskCompletion): Promise<ChangedRequest | null> {
+  private complete(task: ClaimedTask, completion: TaskCompletion): Promise<ChangedRequest | null> {
     return new Promise((resolve, reject) => {
-      this.completions.push({ completion, resolve, reject });
+      this.completions.push({ completion, task, resolve, reject });
       if (this.completions.length > 1 || this.completing) return;
       setImmediate(() => this.storeCompletions());
     });
@@ -263,7 +282,10 @@ export class GatheringWorker {
       .completeTasks(batch.map((entry) => entry.completion))
       .then(
         (changes) => {
-          const changed = changes.filter((change) => change !== null);
+          const changed = batch.flatMap((entry, index) => {
+            const change = changes[index];
+            return change ? [completedChange(entry.task, change)] : [];
+          });
           if (changed.length > 0) this.options.onChanges(changed);
           for (const [index, entry] of batch.entries()) entry.resolve(changes[index] ?? null);
         },
@@ -285,4 +307,29 @@ export class GatheringWorker {
       this.options.logger.error({ err: error }, 'gathering task observer failed');
     }
   }
+}
+
+/** A completed task's change, with its request's record: the claimed request at the batch's progress. */
+function completedChange(task: ClaimedTask, change: CompletedRequest): GatheringChange {
+  const { instanceId, availabilityRequestId, progress } = change;
+  return {
+    instanceId,
+    availabilityRequestId,
+    record: shownRecord({ ...task.request, ...progress }, task.address),
+  };
+}
+
+/**
+ * A claim's changes, each with its request's record where a claimed task holds the request: the claimed
+ * rows are read after the claim's changes (both stores), so they show the request as the claim left it.
+ */
+function withClaimedRecords(
+  changes: readonly ChangedRequest[],
+  claimed: readonly ClaimedTask[],
+): GatheringChange[] {
+  const byRequest = new Map(claimed.map((task) => [task.request.id, task]));
+  return changes.map((change) => {
+    const task = byRequest.get(change.availabilityRequestId);
+    return task ? { ...change, record: shownRecord(task.request, task.address) } : change;
+  });
 }

@@ -8,20 +8,26 @@ import type {
 import { requireViewer } from './authentication.js';
 
 /**
- * Publishes the current state of each request gathering changed, one event per change in the given order,
- * after one read of all of them (shared by every subscriber): a completion batch of many tasks costs one
- * query, not one per task. A request no longer found is skipped.
+ * Publishes the state of each request gathering changed, one event per change in the given order (shared
+ * by every subscriber): the change's own `record` where it comes with one (the worker's, see
+ * `GatheringChange`), else the request as read now — all those in one read, so a batch of changes costs one
+ * query at most. A request no longer found is skipped.
  */
 export async function publishRequestsChanged(
   services: Services,
-  changes: readonly ChangedRequest[],
+  changes: readonly (ChangedRequest & { record?: AvailabilityRequestRecord })[],
 ): Promise<void> {
-  const ids = [...new Set(changes.map((change) => change.availabilityRequestId))];
+  const unknown = changes.filter((change) => !change.record).map((change) => change.availabilityRequestId);
   const records = new Map(
-    (await services.db.findAvailabilityRequestsById(ids)).map((record) => [record.request.id, record]),
+    unknown.length === 0
+      ? []
+      : (await services.db.findAvailabilityRequestsById([...new Set(unknown)])).map((record) => [
+          record.request.id,
+          record,
+        ]),
   );
   for (const change of changes) {
-    const record = records.get(change.availabilityRequestId);
+    const record = change.record ?? records.get(change.availabilityRequestId);
     if (record)
       services.events.publish('availabilityRequest:changed', change.instanceId, {
         instanceId: change.instanceId,

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Services } from '../../src/context.js';
 import { createCatalogSource } from '../../src/gathering/sources/catalog.js';
 import { type SourceAdapter, SourceError } from '../../src/gathering/sources/types.js';
-import { type GatheringWorker, retryDelayMs } from '../../src/gathering/worker.js';
+import { type GatheringChange, type GatheringWorker, retryDelayMs } from '../../src/gathering/worker.js';
 import { getAvailabilityRequest } from '../../src/resolvers/availability-requests.js';
 import { createServices } from '../../src/server/services.js';
 import { tempDatabasePath, testConfig, waitFor } from '../helpers/app.js';
@@ -29,6 +29,38 @@ describe('GatheringWorker', () => {
     worker = testWorker(services, adapter);
     worker.start();
   }
+
+  it('when a request is gathered, then each change told carries the request as it then stood, the last as a read shows it', async () => {
+    const { ctx, id } = await requestAtExampleAddress();
+    const told: GatheringChange[] = [];
+    worker = testWorker(
+      services,
+      createCatalogSource(services.db, { latencyScale: 0 }),
+      undefined,
+      (changes) => told.push(...changes),
+    );
+    worker.start();
+
+    await waitFor(
+      () => Promise.resolve(told.filter((change) => change.record?.request.status === 'completed')),
+      (completed) => completed.length > 0,
+    );
+
+    const stored = await services.db.findAvailabilityRequest(ctx.viewer?.instanceId ?? '', id);
+    // The claim that started it, then one completion per source: each with the record, none read again.
+    expect(told).toHaveLength(8);
+    expect(told.every((change) => change.availabilityRequestId === id && change.record)).toBe(true);
+    const progress = told.map((change) => [
+      change.record?.request.status,
+      change.record?.request.sourcesFinished,
+    ]);
+    expect(progress[0]).toEqual(['in_progress', 0]);
+    const finished = progress.slice(1).map(([, count]) => count as number);
+    expect(finished).toEqual([...finished].sort((a, b) => a - b));
+    expect(progress.at(-1)).toEqual(['completed', 7]);
+    expect(told.at(-1)?.record).toEqual(stored);
+    expect(told[0]?.record?.address).toEqual(stored?.address);
+  });
 
   it('when one source fails for good and another fails once, then the request completes with the others’ products and the failure recorded', async () => {
     const { ctx, id } = await requestAtExampleAddress();

@@ -1,6 +1,10 @@
 import { type Context, createContext, type Services } from '../../src/context.js';
 import type { SourceAdapter } from '../../src/gathering/sources/types.js';
-import { type GatheringTaskSettled, GatheringWorker } from '../../src/gathering/worker.js';
+import {
+  type GatheringChange,
+  type GatheringTaskSettled,
+  GatheringWorker,
+} from '../../src/gathering/worker.js';
 import { authenticate, viewerForToken } from '../../src/resolvers/authentication.js';
 import { createAvailabilityRequests } from '../../src/resolvers/availability-requests.js';
 import { createApplication, createInstance } from '../../src/resolvers/operator.js';
@@ -31,12 +35,13 @@ export async function requestAtExampleAddress(
 
 /**
  * A worker over `services` with `adapter` for catalogue sources: 4 at a time, 10 s leases, 3 attempts,
- * polling every 20 ms; not started.
+ * polling every 20 ms; not started. `onChanges` hears the changes it tells (none by default).
  */
 export function testWorker(
   services: Services,
   adapter: SourceAdapter,
   onTaskSettled?: (info: GatheringTaskSettled) => void,
+  onChanges: (changes: readonly GatheringChange[]) => void = () => {},
 ): GatheringWorker {
   return new GatheringWorker({
     db: services.db,
@@ -46,7 +51,7 @@ export function testWorker(
     concurrency: 4,
     leaseMs: 10_000,
     maxAttempts: 3,
-    onChanges: () => {},
+    onChanges,
     idlePollMs: 20,
     ...(onTaskSettled ? { onTaskSettled } : {}),
   });

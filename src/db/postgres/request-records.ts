@@ -8,7 +8,7 @@ import { addresses, availabilityRequests } from './schema/index.js';
  * `jsonb` keeps keys sorted by length, then bytes, so a bandwidth comes back as `{upload, download}`; the
  * REST documents show the stored bandwidths as they are, and a copied deployment must serve the same bytes.
  */
-function canonicalFilters(stored: StoredFilters): StoredFilters {
+export function canonicalFilters(stored: StoredFilters): StoredFilters {
   return {
     bandwidths: stored.bandwidths.map(({ download, upload }) => ({ download, upload })),
     networks: stored.networks,

@@ -306,6 +306,11 @@ describe('gathering tasks on PostgreSQL, call for call as on SQLite', () => {
     expect(second.claimed.map((claim) => claim.taskId)).toEqual([1, 5, 6]);
     expect(second.changed).toEqual(changed('avr_z'));
 
+    // Both of avr_x's completions report where the request stands after the whole batch.
+    const afterBatch = {
+      ...changed('avr_x')[0],
+      progress: { status: 'in_progress', sourcesFinished: 2, updatedAt: at(12) },
+    };
     const completions = [
       { taskId: 2, owner: 'A', now: at(11), products: [product(100_000), product(50_000)] },
       { taskId: 4, owner: 'B', now: at(11), products: [product(1)] },
@@ -317,12 +322,8 @@ describe('gathering tasks on PostgreSQL, call for call as on SQLite', () => {
         (q, h) => q.completeTasks(h, completions),
         (q, h) => q.completeTasks(h, completions),
       ),
-    ).toEqual([changed('avr_x')[0], null, changed('avr_x')[0], null]);
-    expect(await requestState(db, 'avr_x')).toEqual({
-      status: 'in_progress',
-      sourcesFinished: 2,
-      updatedAt: at(12),
-    });
+    ).toEqual([afterBatch, null, afterBatch, null]);
+    expect(await requestState(db, 'avr_x')).toEqual(afterBatch.progress);
 
     const retry = {
       taskId: 5,
@@ -445,7 +446,10 @@ describe('gathering tasks on PostgreSQL, call for call as on SQLite', () => {
         (q, h) => q.completeTask(h, last),
         (q, h) => q.completeTask(h, last),
       ),
-    ).toEqual(changed('avr_x')[0]);
+    ).toEqual({
+      ...changed('avr_x')[0],
+      progress: { status: 'completed', sourcesFinished: 3, updatedAt: at(91) },
+    });
     expect(await requestState(db, 'avr_x')).toEqual({
       status: 'completed',
       sourcesFinished: 3,
@@ -643,6 +647,7 @@ describe('gathering tasks on PostgreSQL under concurrent workers', () => {
       expect(await pgQueries.completeTask(second, done)).toEqual({
         instanceId: 'ins_a',
         availabilityRequestId: 'avr_a',
+        progress: { status: 'completed', sourcesFinished: 1, updatedAt: at(1.6) },
       });
       expect(await pgQueries.completeTask(second, done)).toBeNull();
       expect(await pgQueries.completeTask(first, late)).toBeNull();
@@ -685,7 +690,11 @@ describe('gathering tasks on PostgreSQL under concurrent workers', () => {
         ),
       );
       expect(results.filter((result) => result !== null)).toEqual([
-        { instanceId: 'ins_a', availabilityRequestId: 'avr_a' },
+        {
+          instanceId: 'ins_a',
+          availabilityRequestId: 'avr_a',
+          progress: { status: 'in_progress', sourcesFinished: 1, updatedAt: at(1) },
+        },
       ]);
       const { rows } = await seeded.pool.query(
         'SELECT count(*)::int AS n FROM availability_request_products',

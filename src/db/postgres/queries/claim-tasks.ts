@@ -3,6 +3,7 @@ import type { ChangedRequest, ClaimedTask } from '../../rows.js';
 import type { PostgresDb } from '../client.js';
 import { preparedQuery } from '../prepared.js';
 import { pricingRulesOf } from '../pricing-rules.js';
+import { canonicalFilters } from '../request-records.js';
 import { addresses, availabilityRequests, gatheringTasks, pricePlans, sources } from '../schema/index.js';
 import { FINISHED_SOURCES_CTES } from './finished-sources.js';
 
@@ -145,7 +146,8 @@ export async function claimTasks(
     taskId: row.task.id,
     attempts: row.task.attempts,
     source: row.source,
-    request: row.request,
+    // Filters with their keys as SQLite keeps them (jsonb reorders them), as every read of a record shows them.
+    request: { ...row.request, filters: canonicalFilters(row.request.filters) },
     address: row.address,
     pricingPlan: { ...row.plan, rules: row.rules },
   }));

@@ -1,5 +1,5 @@
 import { newId } from '../../../ids.js';
-import type { ChangedRequest, GatheredProduct, TaskCompletion } from '../../rows.js';
+import type { CompletedRequest, GatheredProduct, RequestProgress, TaskCompletion } from '../../rows.js';
 import type { PostgresDb } from '../client.js';
 import { FINISHED_SOURCES_CTES } from './finished-sources.js';
 
@@ -17,7 +17,8 @@ import { FINISHED_SOURCES_CTES } from './finished-sources.js';
  *    with the task's instance, request and source and the completion's time.
  * 5. `counts` and {@link FINISHED_SOURCES_CTES}: each won task counts as a finished source on its request,
  *    `updated_at` the time of the request's last completion in the batch.
- * The result is the won tasks with their instance and request.
+ * The result is the won tasks with their instance and request, and where the request stands after the
+ * batch (`finished`'s returned row).
  */
 const COMPLETE_SQL = `
 with input as materialized (
@@ -50,7 +51,8 @@ inserted as (
 counts as materialized (
   select availability_request_id as id, count(*)::int as count, (array_agg(now order by ord desc))[1] as now
     from won group by availability_request_id)${FINISHED_SOURCES_CTES}
-select id::text as id, instance_id, availability_request_id from won`;
+select w.id::text as id, w.instance_id, w.availability_request_id, f.status, f.sources_finished, f.updated_at
+  from won w join finished f on f.id = w.availability_request_id`;
 
 /** The product columns the batch's arrays carry, in `$7`–`$18` order after the id. */
 const productColumns = [
@@ -77,7 +79,7 @@ const productColumns = [
 export async function completeTask(
   db: PostgresDb,
   input: { taskId: number; owner: string; now: Date; products: GatheredProduct[] },
-): Promise<ChangedRequest | null> {
+): Promise<CompletedRequest | null> {
   const [change] = await completeTasks(db, [input]);
   return change ?? null;
 }
@@ -92,13 +94,13 @@ export async function completeTask(
  * order; the fence is re-checked on the newest row after a lock wait, so exactly one transaction wins a
  * task, and only the winner writes its products and counts its source on the request.
  *
- * @returns per completion, in order: the changed request, or null when that task's lease was lost (or the
- *   task came earlier in the batch).
+ * @returns per completion, in order: the changed request with its progress once the batch is stored, or
+ *   null when that task's lease was lost (or the task came earlier in the batch).
  */
 export async function completeTasks(
   db: PostgresDb,
   completions: TaskCompletion[],
-): Promise<(ChangedRequest | null)[]> {
+): Promise<(CompletedRequest | null)[]> {
   if (completions.length === 0) return [];
   const firsts = new Map<number, number>();
   completions.forEach((completion, index) => {
@@ -117,7 +119,14 @@ export async function completeTasks(
       }
     }
   }
-  const won = await db.$client.query<{ id: string; instance_id: string; availability_request_id: string }>({
+  const won = await db.$client.query<{
+    id: string;
+    instance_id: string;
+    availability_request_id: string;
+    status: RequestProgress['status'];
+    sources_finished: number;
+    updated_at: Date;
+  }>({
     name: 'complete_tasks',
     text: COMPLETE_SQL,
     values: [
@@ -131,10 +140,14 @@ export async function completeTasks(
       ...columns,
     ],
   });
-  const changes = new Map<number, ChangedRequest>(
+  const changes = new Map<number, CompletedRequest>(
     won.rows.map((row) => [
       Number(row.id),
-      { instanceId: row.instance_id, availabilityRequestId: row.availability_request_id },
+      {
+        instanceId: row.instance_id,
+        availabilityRequestId: row.availability_request_id,
+        progress: { status: row.status, sourcesFinished: row.sources_finished, updatedAt: row.updated_at },
+      },
     ]),
   );
   return completions.map((completion, index) =>

@@ -33,6 +33,22 @@ export interface ChangedRequest {
   availabilityRequestId: string;
 }
 
+/** Where a request stands: its status, how many of its sources finished, and when it last changed. */
+export interface RequestProgress {
+  status: AvailabilityRequestRow['status'];
+  sourcesFinished: number;
+  updatedAt: Date;
+}
+
+/**
+ * A request a completion batch changed, with where it stands once the whole batch is stored (the same for
+ * every task of the request in the batch): with the request and address the worker holds from the claim,
+ * that is the request's state to publish, without reading it again.
+ */
+export interface CompletedRequest extends ChangedRequest {
+  progress: RequestProgress;
+}
+
 const finishSourceStatement = preparedQuery((db) =>
   db
     .update(availabilityRequests)
@@ -215,7 +231,7 @@ function heldBy(taskId: number, owner: string) {
 export async function completeTask(
   db: SqliteDb,
   input: { taskId: number; owner: string; now: Date; products: GatheredProduct[] },
-): Promise<ChangedRequest | null> {
+): Promise<CompletedRequest | null> {
   const [change] = await completeTasks(db, [input]);
   return change ?? null;
 }
@@ -238,18 +254,20 @@ export interface TaskCompletion {
  * {@link completeTask} for several tasks in one transaction — one commit for all of them, which is most
  * of what storing a task's few products costs. Each task is still fenced by its own lease.
  *
- * @returns per completion, in order: the changed request, or null when that task's lease was lost.
+ * @returns per completion, in order: the changed request with its progress once the batch is stored, or
+ *   null when that task's lease was lost.
  */
 export async function completeTasks(
   db: SqliteDb,
   completions: TaskCompletion[],
-): Promise<(ChangedRequest | null)[]> {
+): Promise<(CompletedRequest | null)[]> {
   const succeed = succeedTask(db);
   const insertProduct = productInsert(db);
+  const progressOf = requestProgress(db);
   const drawn = new Set<number>();
   return db.transaction(
-    () =>
-      completions.map((input) => {
+    () => {
+      const changes = completions.map((input) => {
         // Ids are drawn for a task's products before its fence is checked, once per task, as the
         // PostgreSQL store draws them for its one statement: a lost lease only wastes them.
         const ids = drawn.has(input.taskId)
@@ -278,10 +296,31 @@ export async function completeTasks(
         }
         finishSource(db, task.availabilityRequestId, input.now);
         return { instanceId: task.instanceId, availabilityRequestId: task.availabilityRequestId };
-      }),
+      });
+      const progress = new Map<string, RequestProgress>();
+      return changes.map((change) => {
+        if (!change) return null;
+        const id = change.availabilityRequestId;
+        if (!progress.has(id)) progress.set(id, progressOf.get({ id }) as RequestProgress);
+        return { ...change, progress: progress.get(id) as RequestProgress };
+      });
+    },
     { behavior: 'immediate' },
   );
 }
+
+/** Where a request stands ({@link RequestProgress}), by id. */
+const requestProgress = preparedQuery((db) =>
+  db
+    .select({
+      status: availabilityRequests.status,
+      sourcesFinished: availabilityRequests.sourcesFinished,
+      updatedAt: availabilityRequests.updatedAt,
+    })
+    .from(availabilityRequests)
+    .where(eq(availabilityRequests.id, sql.placeholder('id')))
+    .prepare(),
+);
 
 /**
  * Marks a task succeeded while `owner` holds its lease, with its note (or none); returns the task, or
