@@ -162,7 +162,7 @@ export class GatheringWorker {
           limit: free,
           maxAttempts: this.options.maxAttempts,
         });
-        if (changed.length > 0) this.options.onChanges(withClaimedRecords(changed, claimed));
+        if (changed.length > 0) this.tell(withClaimedRecords(changed, claimed));
         for (const task of claimed) this.track(task);
         if (claimed.length === free) this.pumpAgain = true;
       } while (this.pumpAgain && !this.stopController.signal.aborted);
@@ -254,7 +254,7 @@ export class GatheringWorker {
         message: failure.message,
         retryAt: retry ? new Date(now.getTime() + retryDelayMs(task.attempts)) : null,
       });
-      if (change) this.options.onChanges([change]);
+      if (change) this.tell([change]);
       this.settled(task, retry ? 'retried' : 'failed', fetchMs ?? performance.now() - startedAt);
     }
   }
@@ -262,7 +262,7 @@ export class GatheringWorker {
   /**
    * Stores a finished task's products (see `completeTasks`), by group commit: one batch is stored at a time,
    * and the tasks that finish meanwhile wait and go together into the next, so the busier the store, the
-   * fewer transactions per task (on PostgreSQL a completion batch is seven statements whatever its size).
+   * fewer transactions per task (on PostgreSQL a completion batch is one statement whatever its size).
    * Tasks finishing within one turn of the event loop go into one batch as well.
    */
   private complete(task: ClaimedTask, completion: TaskCompletion): Promise<ChangedRequest | null> {
@@ -286,7 +286,7 @@ export class GatheringWorker {
             const change = changes[index];
             return change ? [completedChange(entry.task, change)] : [];
           });
-          if (changed.length > 0) this.options.onChanges(changed);
+          if (changed.length > 0) this.tell(changed);
           for (const [index, entry] of batch.entries()) entry.resolve(changes[index] ?? null);
         },
         (error: unknown) => {
@@ -297,6 +297,18 @@ export class GatheringWorker {
         this.completing = false;
         if (this.completions.length > 0) setImmediate(() => this.storeCompletions());
       });
+  }
+
+  /**
+   * Tells the observer of changes; its failure must not stop a claim's tasks from running or a batch's
+   * tasks from settling.
+   */
+  private tell(changes: readonly GatheringChange[]): void {
+    try {
+      this.options.onChanges(changes);
+    } catch (error) {
+      this.options.logger.error({ err: error }, 'gathering change observer failed');
+    }
   }
 
   /** Tells the observer; its failure must not turn a finished attempt into a failed one. */

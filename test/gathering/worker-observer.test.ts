@@ -89,4 +89,33 @@ describe('GatheringWorker observers', () => {
 
     expect([done.request.sourcesFinished, done.request.sourcesTotal]).toEqual([7, 7]);
   });
+
+  it('when the change observer throws, then every task still runs and settles and the request completes', async () => {
+    const { ctx, id } = await requestAtExampleAddress();
+    const settled: GatheringTaskSettled['outcome'][] = [];
+    let told = 0;
+    worker = testWorker(
+      services,
+      createCatalogSource(services.db, { latencyScale: 0 }),
+      (info) => settled.push(info.outcome),
+      () => {
+        told += 1;
+        throw new Error('change observer broke');
+      },
+    );
+    worker.start();
+
+    const done = await waitFor(
+      () => getAvailabilityRequest(ctx, id),
+      (record) => record.request.status === 'completed',
+    );
+
+    expect([done.request.sourcesFinished, done.request.sourcesTotal]).toEqual([7, 7]);
+    await waitFor(
+      () => Promise.resolve(settled.length),
+      (count) => count === 7,
+    );
+    expect(settled).toEqual(Array(7).fill('succeeded'));
+    expect(told).toBeGreaterThanOrEqual(2);
+  });
 });
