@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Role } from '../../src/context.js';
+import type { Logger } from '../../src/logger.js';
 import { createApplication, createInstance } from '../../src/resolvers/operator.js';
 import { type App, type AppRole, startApp } from '../../src/server/app.js';
 import { ShiftedClock } from './clock.js';
@@ -136,13 +137,17 @@ export interface TestServer {
 
 let codeCounter = 0;
 
-/** Starts the whole service for a test on 127.0.0.1 and a random port, on a fresh SQLite file. */
+/**
+ * Starts the whole service for a test on 127.0.0.1 and a random port, on a fresh SQLite file (or the
+ * test run's store); `logger` replaces its logger (e.g. one writing into memory).
+ */
 export async function startTestServer(
   options: {
     env?: Record<string, string>;
     startWorker?: boolean;
     databasePath?: string;
     role?: AppRole;
+    logger?: Logger;
   } = {},
 ): Promise<TestServer> {
   const temp = options.databasePath ? null : tempDatabasePath();
@@ -152,6 +157,7 @@ export async function startTestServer(
     clock,
     ...(options.startWorker === undefined ? {} : { startWorker: options.startWorker }),
     ...(options.role === undefined ? {} : { role: options.role }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
   const anonymous = new ApiClient(app.url);
   return {

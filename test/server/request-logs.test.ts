@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, createInstance } from '../../src/resolvers/operator.js';
 import { type App, startApp } from '../../src/server/app.js';
 import { loggableUrl } from '../../src/server/request-log.js';
@@ -7,6 +7,8 @@ import {
   ApiClient,
   contractExampleBatch,
   type Json,
+  startTestServer,
+  type TestServer,
   tempDatabasePath,
   testConfig,
   waitFor,
@@ -189,22 +191,36 @@ describe('request logs', () => {
 });
 
 describe('request logs of failed responses', () => {
-  it('when a response is a 5xx, then its line is at error level, and a logger at warn gets it but no 2xx line', async () => {
-    const database = tempDatabasePath();
+  const servers: TestServer[] = [];
+  afterEach(async () => {
+    for (const server of servers.splice(0)) await server.close();
+  });
+  /** A server logging into memory at `warn`. */
+  const start = async () => {
     const logs = memoryLogger('warn');
-    const app = await startApp(testConfig(database.path), { logger: logs.logger });
-    try {
-      const healthy = await fetch(`${app.url}/healthz`, { headers: { 'x-request-id': 'health-1' } });
-      await closeConnection(app.services.db);
+    const server = await startTestServer({ logger: logs.logger });
+    servers.push(server);
+    return { server, logs };
+  };
+  const linesOf = (logs: ReturnType<typeof memoryLogger>, requestId: string, count: number) =>
+    waitFor(
+      () =>
+        Promise.resolve(
+          logs.raw.map((line): Json => JSON.parse(line)).filter((entry) => entry.reqId === requestId),
+        ),
+      (found) => found.length >= count,
+    );
 
-      const response = await fetch(`${app.url}/readyz`, { headers: { 'x-request-id': 'probe-1' } });
+  it('when a response is a 5xx, then its line is at error level, and a logger at warn gets it but no 2xx line', async () => {
+    const { server, logs } = await start();
+    const healthy = await fetch(`${server.app.url}/healthz`, { headers: { 'x-request-id': 'health-1' } });
+    await closeConnection(server.app.services.db);
 
-      expect([response.status, response.headers.get('x-request-id')]).toEqual([503, 'probe-1']);
-      const [line] = await waitFor(
-        () => Promise.resolve(logs.requests().filter((entry) => entry.reqId === 'probe-1')),
-        (found) => found.length > 0,
-      );
-      expect(line).toEqual({
+    const response = await fetch(`${server.app.url}/readyz`, { headers: { 'x-request-id': 'probe-1' } });
+
+    expect([response.status, response.headers.get('x-request-id')]).toEqual([503, 'probe-1']);
+    expect(await linesOf(logs, 'probe-1', 1)).toEqual([
+      {
         level: 50,
         time: expect.any(Number),
         pid: process.pid,
@@ -220,53 +236,28 @@ describe('request logs of failed responses', () => {
         res: { statusCode: 503 },
         durationMs: expect.any(Number),
         msg: 'request completed',
-      });
-      expect([healthy.status, healthy.headers.get('x-request-id')]).toEqual([200, 'health-1']);
-      expect(logs.requests().map((entry) => entry.reqId)).toEqual(['probe-1']);
-    } finally {
-      await app.stop();
-      database.remove();
-    }
+      },
+    ]);
+    expect([healthy.status, healthy.headers.get('x-request-id')]).toEqual([200, 'health-1']);
+    expect(logs.requests().map((entry) => entry.reqId)).toEqual(['probe-1']);
   });
 
   it('when a REST route fails unexpectedly, then its error is logged with the request id, and the client sees no internals', async () => {
-    const database = tempDatabasePath();
-    const logs = memoryLogger('warn');
-    const app = await startApp(testConfig(database.path), { logger: logs.logger });
-    try {
-      const { instance } = await createInstance(app.services, { name: 'Fails', code: 'FAIL' });
-      const credentials = await createApplication(app.services, {
-        instance: instance.id,
-        roles: ['connectivity_check'],
-      });
-      const signIn = await new ApiClient(app.url).post('/authentication', {
-        client_id: credentials.clientId,
-        client_secret: credentials.clientSecret,
-      });
-      const api = new ApiClient(app.url).withToken(signIn.body.data.auth_token);
-      await closeConnection(app.services.db);
+    const { server, logs } = await start();
+    const { api } = await server.tenant({ demoCatalog: false });
+    await closeConnection(server.app.services.db);
 
-      const failed = await api.request('GET', '/availability-requests', {
-        headers: { 'x-request-id': 'list-1' },
-      });
+    const failed = await api.request('GET', '/availability-requests', {
+      headers: { 'x-request-id': 'list-1' },
+    });
 
-      expect([failed.status, failed.headers.get('x-request-id')]).toEqual([500, 'list-1']);
-      expect(JSON.stringify(failed.body)).not.toMatch(/database|sqlite|stack/i);
-      const lines = await waitFor(
-        () =>
-          Promise.resolve(
-            logs.raw.map((line): Json => JSON.parse(line)).filter((entry) => entry.reqId === 'list-1'),
-          ),
-        (found) => found.length >= 2,
-      );
-      expect(lines.map((entry) => [entry.level, entry.msg])).toEqual([
-        [50, 'unexpected error in REST route'],
-        [50, 'request completed'],
-      ]);
-      expect(lines[0].err.type).toEqual(expect.any(String));
-    } finally {
-      await app.stop();
-      database.remove();
-    }
+    expect([failed.status, failed.headers.get('x-request-id')]).toEqual([500, 'list-1']);
+    expect(JSON.stringify(failed.body)).not.toMatch(/database|sqlite|stack/i);
+    const lines = await linesOf(logs, 'list-1', 2);
+    expect(lines.map((entry) => [entry.level, entry.msg])).toEqual([
+      [50, 'unexpected error in REST route'],
+      [50, 'request completed'],
+    ]);
+    expect(lines[0].err.type).toEqual(expect.any(String));
   });
 });
