@@ -1,9 +1,15 @@
-import { type Client, createClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { type GatewayProcess, startGatewayProcess } from '../helpers/gateway-process.js';
 import { startTestNginx, type TestNginx } from '../helpers/nginx-server.js';
 import { createTestDatabase, startThrowawayPostgres, type TestPostgres } from '../helpers/postgres-server.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+
+export {
+  graphqlWsSubscriber,
+  UPDATES,
+  type Update,
+  type UpdatesSubscriber,
+} from '../helpers/updates-subscriber.js';
+
 import { waitFor } from '../helpers/wait.js';
 
 /*
@@ -165,53 +171,3 @@ export async function metric(process: GatewayProcess, name: string, labels = '')
 
 /** `127.0.0.1:<port>`, as nginx's `$upstream_addr` names an instance. */
 export const upstreamOf = (process: GatewayProcess) => `127.0.0.1:${process.port}`;
-
-/** One `availabilityRequestUpdated` event as the scale-out tests read it. */
-export interface Update {
-  id: string;
-  status: 'PENDING' | 'IN_PROGRESS' | 'COMPLETED';
-  networksProgressPercentage: number;
-}
-
-/** Every request's updates of the subscriber's instance (`ids: null`). */
-export const UPDATES = `subscription ($ids: [ID!]) {
-  availabilityRequestUpdated(ids: $ids) { id status networksProgressPercentage }
-}`;
-
-/** A graphql-ws subscriber of {@link UPDATES}: what it received, whether it is connected, and how to close. */
-export interface UpdatesSubscriber {
-  updates: Update[];
-  connected(): boolean;
-  close(): unknown;
-}
-
-/**
- * A graphql-ws client at `base` (a gateway or nginx), signed in with `token` and subscribed to every request
- * of its instance; it does not reconnect, so a dropped connection stays visible.
- */
-export function graphqlWsSubscriber(base: string, token: string): UpdatesSubscriber {
-  const updates: Update[] = [];
-  let acknowledged = false;
-  const client: Client = createClient({
-    url: `${base.replace(/^http/, 'ws')}/graphql`,
-    webSocketImpl: WebSocket,
-    connectionParams: { authToken: token },
-    retryAttempts: 0,
-    on: {
-      connected: () => {
-        acknowledged = true;
-      },
-    },
-  });
-  client.subscribe<{ availabilityRequestUpdated: Update }>(
-    { query: UPDATES, variables: { ids: null } },
-    {
-      next: (result) => {
-        if (result.data) updates.push(result.data.availabilityRequestUpdated);
-      },
-      error: () => {},
-      complete: () => {},
-    },
-  );
-  return { updates, connected: () => acknowledged, close: () => client.dispose() };
-}

@@ -1,6 +1,4 @@
-import { type Client, createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import {
   ApiClient,
   contractExampleBatch,
@@ -11,6 +9,7 @@ import {
   waitFor,
 } from '../helpers/app.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { type Update as BaseUpdate, graphqlWsSubscriber } from '../helpers/updates-subscriber.js';
 
 /*
  * Issue 17's shared mode, with real Redis and one real database: two API-only instances
@@ -18,10 +17,8 @@ import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
  * The worker's idle poll is ten minutes, so a request it gathers was woken through Redis.
  */
 
-interface Update {
-  id: string;
-  status: 'PENDING' | 'IN_PROGRESS' | 'COMPLETED';
-  networksProgressPercentage: number;
+/** The shared updates with the request's creation time, which every state of one request repeats. */
+interface Update extends BaseUpdate {
   createdAt: string;
 }
 
@@ -29,27 +26,6 @@ const UPDATES = `subscription ($ids: [ID!]) {
   availabilityRequestUpdated(ids: $ids) { id status networksProgressPercentage createdAt }
 }`;
 const statusRank = { PENDING: 0, IN_PROGRESS: 1, COMPLETED: 2 } as const;
-
-function subscribe(server: TestServer, token: string): { updates: Update[]; client: Client } {
-  const client = createClient({
-    url: `${server.app.url.replace(/^http/, 'ws')}/graphql`,
-    webSocketImpl: WebSocket,
-    connectionParams: { authToken: token },
-    retryAttempts: 0,
-  });
-  const updates: Update[] = [];
-  client.subscribe<{ availabilityRequestUpdated: Update }>(
-    { query: UPDATES, variables: { ids: null } },
-    {
-      next: (result) => {
-        if (result.data) updates.push(result.data.availabilityRequestUpdated);
-      },
-      error: () => {},
-      complete: () => {},
-    },
-  );
-  return { updates, client };
-}
 
 describe('shared mode: API-only instances and a worker instance on one Redis', () => {
   let redis: TestRedis;
@@ -82,7 +58,7 @@ describe('shared mode: API-only instances and a worker instance on one Redis', (
 
   it('when a request is created on B and gathered by the worker, then a subscriber on A sees each of its states once, in order', async () => {
     const baseline = apiA.app.services.events.target.listenerCount;
-    const subscription = subscribe(apiA, tenant.api.token ?? '');
+    const subscription = graphqlWsSubscriber<Update>(apiA.app.url, tenant.api.token ?? '', UPDATES);
     await waitFor(
       () => Promise.resolve(apiA.app.services.events.target.listenerCount),
       (count) => count === baseline + 1,
@@ -96,7 +72,7 @@ describe('shared mode: API-only instances and a worker instance on one Redis', (
       () => Promise.resolve(subscription.updates),
       (updates) => updates.some((update) => update.id === id && update.status === 'COMPLETED'),
     );
-    await subscription.client.dispose();
+    await subscription.close();
 
     const own = subscription.updates.filter((update) => update.id === id);
     const createdAt = own[0]?.createdAt;
