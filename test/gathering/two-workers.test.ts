@@ -155,9 +155,14 @@ describe('two gateway processes on one queue', () => {
     expect(tasks.map((task) => productsPerTask.get(task.id) ?? 0)).toEqual(
       tasks.map((task) => offerCountAt1016XA(sourceKeyOf.get(task.sourceId) ?? '')),
     );
-    const [first, second] = await Promise.all(workers.map((worker) => gatheringAttempts(worker.url)));
     const attempts = (counts: Record<string, number> = {}) =>
       Object.values(counts).reduce((sum, count) => sum + count, 0);
+    // A task is counted after its completion is stored, so the last counts may come just after the
+    // requests read as completed.
+    const [first, second] = await waitFor(
+      () => Promise.all(workers.map((worker) => gatheringAttempts(worker.url))),
+      (counts) => counts.reduce((sum, count) => sum + attempts(count), 0) >= tasks.length,
+    );
     expect(attempts(first)).toBeGreaterThan(0);
     expect(attempts(second)).toBeGreaterThan(0);
     // Only successes, and the two processes' counts add up to one attempt per task.

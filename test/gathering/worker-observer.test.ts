@@ -57,6 +57,12 @@ describe('GatheringWorker observers', () => {
     );
 
     expect(started.running).toBe(true);
+    // The observer hears of a task after its completion is stored, so the last may come just after the
+    // request reads as completed.
+    await waitFor(
+      () => Promise.resolve(settled.length),
+      (count) => count === 8,
+    );
     const outcomes = settled
       .map(({ sourceKey, outcome }) => `${sourceKey}:${outcome}`)
       .sort((a, b) => a.localeCompare(b));

@@ -59,7 +59,13 @@ describe('GET /metrics', () => {
     const missing = await tenant.api.get('/availability-requests/avr_00000000000000000000000000');
     expect(missing.status).toBe(404);
 
-    const { response, text } = await scrape();
+    // A task is counted after its completion is stored, so the last count may come just after the
+    // request reads as completed.
+    const { response, text } = await waitFor(scrape, ({ text }) =>
+      demoSources.every(
+        (source) => sample(text, `gathering_tasks_total{source="${source}",outcome="succeeded"}`) !== null,
+      ),
+    );
 
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
