@@ -33,7 +33,7 @@ function statement(name: string, text: string) {
 
 const listTotal = statement(
   'list_total',
-  'select total from list_totals where instance_id = $1 and list = $2',
+  'select coalesce(sum(total), 0)::int from list_totals where instance_id = $1 and list = $2',
 );
 const requestPage = statement(
   'request_page',

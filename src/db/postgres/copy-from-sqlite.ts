@@ -136,14 +136,25 @@ export async function copySqliteToPostgres(store: Store, pool: pg.Pool): Promise
 }
 
 /**
- * The list totals the target's triggers counted while the rows were copied must be the source's.
+ * The list totals the target's triggers counted while the rows were copied (summed over their slots) must
+ * be the source's.
  * @throws {CopyMismatchError} when they differ.
  */
 async function compareListTotals(source: SqliteDb, target: NodePgDatabase): Promise<void> {
   const order = (rows: { instanceId: string; list: string; total: number }[]) =>
     JSON.stringify(rows.map((row) => [row.instanceId, row.list, row.total]).sort());
   const expected = order(source.select().from(sqliteSchema.listTotals).all());
-  const actual = order(await target.select().from(postgresSchema.listTotals));
+  const { listTotals } = postgresSchema;
+  const actual = order(
+    await target
+      .select({
+        instanceId: listTotals.instanceId,
+        list: listTotals.list,
+        total: sql<number>`sum(${listTotals.total})::integer`,
+      })
+      .from(listTotals)
+      .groupBy(listTotals.instanceId, listTotals.list),
+  );
   if (expected !== actual) {
     throw new CopyMismatchError(
       `list_totals differs after the copy: ${expected} in SQLite, ${actual} in PostgreSQL.`,

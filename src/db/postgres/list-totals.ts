@@ -6,7 +6,7 @@ import { listTotals } from './schema/index.js';
 
 const totalOf = preparedQuery('list_total', (db, name) =>
   db
-    .select({ total: listTotals.total })
+    .select({ total: sql<number>`coalesce(sum(${listTotals.total}), 0)::integer` })
     .from(listTotals)
     .where(
       and(
@@ -18,9 +18,9 @@ const totalOf = preparedQuery('list_total', (db, name) =>
 );
 
 /**
- * The number of rows of an instance's unfiltered `list`, read from `list_totals` (one primary-key lookup)
- * instead of counting them; the table's statement-level triggers keep it in the inserting transaction
- * (migration 0003).
+ * The number of rows of an instance's unfiltered `list`, read from `list_totals` (the sum of at most
+ * `LIST_TOTAL_SLOTS` rows, one primary-key range) instead of counting them; the table's statement-level
+ * triggers keep it in the inserting transaction (migrations 0003 and 0005).
  */
 export async function listTotal(db: PostgresDb, instanceId: string, list: CountedList): Promise<number> {
   const [row] = await totalOf(db).execute({ instanceId, list });
