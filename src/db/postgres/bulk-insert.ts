@@ -8,11 +8,17 @@ type Executor = Pick<PostgresDb, 'execute'>;
 
 /**
  * Inserts rows of `table` with one statement whose size does not grow with the rows:
- * `INSERT INTO t (c1, …) SELECT c1, … FROM unnest($1::type1[], …) WITH ORDINALITY … ORDER BY ordinality`,
- * one array parameter per column. drizzle's multi-row `values()` builds one parameter per cell — 1,500 for
- * a create of 100 addresses, over 10,000 for a gathering batch's products — and building that SQL cost
- * more CPU than PostgreSQL spent inserting. Rows are inserted in the given order, so an identity column
- * numbers them as a multi-row `VALUES` would.
+ * `INSERT INTO t (c1, c2, …) SELECT c1, $2::type2, … FROM unnest($1::type1[], …) WITH ORDINALITY …
+ * ORDER BY ordinality`, one array parameter per column whose value differs between rows. drizzle's multi-row
+ * `values()` builds one parameter per cell — 1,500 for a create of 100 addresses, over 10,000 for a
+ * gathering batch's products — and building that SQL cost more CPU than PostgreSQL spent inserting. Rows
+ * are inserted in the given order, so an identity column numbers them as a multi-row `VALUES` would.
+ *
+ * A column holding the same value in every row (`===`: the same string, number or `Date` object, e.g. a
+ * batch's instance and timestamps) is one scalar parameter, mapped once: a create of 100 requests gives 700
+ * gathering tasks, and sending their instance, status and three timestamps as arrays cost the gateway an
+ * ISO string and an escaped array element per cell, and PostgreSQL a parse of each (`npm run bench`,
+ * pg-rest-create-100). At least one column stays an array, to give the number of rows.
  *
  * Every column but those in `omit` is written: a value missing from a row is the column's JavaScript default
  * (`.default(value)`, `$defaultFn`), else NULL — so omit a column whose default is SQL (an identity,
@@ -40,21 +46,41 @@ export function bulkInserter<TTable extends PgTable, TOmit extends keyof TTable[
   }
   const quote = (name: string) => `"${name}"`;
   const names = columns.map(([, column]) => quote(column.keyAsName ? toSnakeCase(column.name) : column.name));
-  const head = sql.raw(
-    `insert into ${quote(getTableName(table))} (${names.join(', ')}) select ${names.join(', ')} from unnest(`,
-  );
-  const tail = sql.raw(`) with ordinality as t(${names.join(', ')}, ordinality) order by ordinality`);
-  const types = columns.map(([, column]) => sql.raw(`::${column.getSQLType()}[]`));
+  const into = sql.raw(`insert into ${quote(getTableName(table))} (${names.join(', ')}) select `);
+  const types = columns.map(([, column]) => column.getSQLType());
   const driverValue = (column: PgColumn, value: unknown): unknown => {
     const given = value === undefined ? (column.defaultFn?.() ?? column.default) : value;
     return given === undefined || given === null ? null : column.mapToDriverValue(given);
   };
   return async (db, rows) => {
     if (rows.length === 0) return;
-    const arrays = columns.map(([key, column]) =>
-      rows.map((row) => driverValue(column, (row as Record<string, unknown>)[key])),
+    const valuesOf = (key: string) => rows.map((row) => (row as Record<string, unknown>)[key]);
+    const given = columns.map(([key]) => valuesOf(key));
+    // A `$defaultFn` (an id, say) gives a new value per row, so such a column is never one value.
+    const same = columns.map(
+      ([, column], index) =>
+        !(column.defaultFn && given[index]?.includes(undefined)) &&
+        (given[index] ?? []).every((value, _, all) => value === all[0]),
     );
-    const parameters: SQL[] = arrays.map((values, index) => sql`${sql.param(values)}${types[index]}`);
-    await db.execute(sql`${head}${sql.join(parameters, sql`, `)}${tail}`);
+    if (same.every(Boolean)) same[0] = false;
+    const selected: SQL[] = [];
+    const arrays: SQL[] = [];
+    const arrayNames: string[] = [];
+    columns.forEach(([, column], index) => {
+      const values = given[index] ?? [];
+      if (same[index]) {
+        selected.push(sql`${sql.param(driverValue(column, values[0]))}${sql.raw(`::${types[index]}`)}`);
+        return;
+      }
+      selected.push(sql.raw(names[index] ?? ''));
+      arrayNames.push(names[index] ?? '');
+      const driverValues = values.map((value) => driverValue(column, value));
+      arrays.push(sql`${sql.param(driverValues)}${sql.raw(`::${types[index]}[]`)}`);
+    });
+    await db.execute(
+      sql`${into}${sql.join(selected, sql`, `)} from unnest(${sql.join(arrays, sql`, `)})${sql.raw(
+        ` with ordinality as t(${arrayNames.join(', ')}, ordinality) order by ordinality`,
+      )}`,
+    );
   };
 }

@@ -1,4 +1,5 @@
-import { asc, sql } from 'drizzle-orm';
+import { asc, type SQL, sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bulkInserter } from '../../../src/db/postgres/bulk-insert.js';
@@ -40,6 +41,19 @@ const address = (id: string, street: string, latitude: number | null) => ({
   longitude: latitude === null ? null : 4.89,
   coordinatesPrecision: latitude === null ? null : ('address' as const),
   ...stamps,
+});
+
+/** A queued task created at `T1` (one Date object for all, as a batch has). */
+const T1 = new Date('2026-11-25T10:30:00.000Z');
+const task = (availabilityRequestId: string, sourceId: string) => ({
+  instanceId: 'ins_a',
+  availabilityRequestId,
+  sourceId,
+  status: 'queued' as const,
+  attempts: 0,
+  availableAt: T1,
+  createdAt: T1,
+  updatedAt: T1,
 });
 
 describe('bulkInserter (PostgreSQL): INSERT … SELECT FROM unnest', () => {
@@ -168,6 +182,110 @@ describe('bulkInserter (PostgreSQL): INSERT … SELECT FROM unnest', () => {
       .from(gatheringTasks)
       .orderBy(asc(gatheringTasks.id));
     expect(stored.map((row) => [row.request, row.source])).toEqual(given.map((pair) => [...pair]));
+  });
+
+  it('when columns hold one value in every row, then each is sent once as a scalar and every row stores it', async () => {
+    const statements: { sql: string; params: unknown[] }[] = [];
+    const dialect = new PgDialect({ casing: 'snake_case' });
+    const recording = {
+      execute: (query: SQL) => {
+        statements.push(dialect.sqlToQuery(query));
+        return db.execute(query);
+      },
+    } as Pick<PostgresDb, 'execute'>;
+    const later = new Date('2026-11-25T11:00:00.000Z');
+    const insertTasks = bulkInserter(gatheringTasks, ['id']);
+    await db.insert(availabilityRequests).values(
+      ['avr_3', 'avr_4'].map((id) => ({
+        id,
+        instanceId: 'ins_a',
+        addressId: 'adr_0',
+        pricePlanId: 'ppl_a',
+        filters: filters([]),
+        status: 'pending' as const,
+        sourcesTotal: 2,
+        ...stamps,
+      })),
+    );
+
+    // availableAt: the same instant in two Date objects is two values, so it stays an array.
+    await insertTasks(recording, [
+      { ...task('avr_3', 'src_a'), availableAt: new Date(T0) },
+      { ...task('avr_4', 'src_a'), availableAt: later },
+      { ...task('avr_3', 'src_b'), availableAt: new Date(T0) },
+    ]);
+
+    expect(statements).toHaveLength(1);
+    expect(statements[0]?.sql).toContain(
+      'select $1::text, "availability_request_id", "source_id", $2::text, $3::integer, "available_at", $4::text,',
+    );
+    expect(statements[0]?.sql).toContain(
+      'from unnest($11::text[], $12::text[], $13::timestamp (3) with time zone[]) with ordinality',
+    );
+    // instance, status, attempts, the five unset columns, created and updated: one value each.
+    expect(statements[0]?.params.slice(0, 10)).toEqual([
+      'ins_a',
+      'queued',
+      0,
+      null,
+      null,
+      null,
+      null,
+      null,
+      T1.toISOString(),
+      T1.toISOString(),
+    ]);
+    const stored = await db
+      .select({
+        instanceId: gatheringTasks.instanceId,
+        request: gatheringTasks.availabilityRequestId,
+        source: gatheringTasks.sourceId,
+        status: gatheringTasks.status,
+        attempts: gatheringTasks.attempts,
+        availableAt: gatheringTasks.availableAt,
+        createdAt: gatheringTasks.createdAt,
+        leaseOwner: gatheringTasks.leaseOwner,
+      })
+      .from(gatheringTasks)
+      .where(
+        sql`${gatheringTasks.availabilityRequestId} in ('avr_3', 'avr_4') and ${gatheringTasks.createdAt} = ${T1}`,
+      )
+      .orderBy(asc(gatheringTasks.id));
+    const expected = (request: string, source: string, availableAt: Date) => ({
+      instanceId: 'ins_a',
+      request,
+      source,
+      status: 'queued',
+      attempts: 0,
+      availableAt,
+      createdAt: T1,
+      leaseOwner: null,
+    });
+    expect(stored).toEqual([
+      expected('avr_3', 'src_a', T0),
+      expected('avr_4', 'src_a', later),
+      expected('avr_3', 'src_b', T0),
+    ]);
+  });
+
+  it('when one row is inserted, then its first column stays an array to give the row count', async () => {
+    const statements: string[] = [];
+    const dialect = new PgDialect({ casing: 'snake_case' });
+    const insertAddresses = bulkInserter(addresses);
+
+    await insertAddresses(
+      {
+        execute: (query: SQL) => {
+          statements.push(dialect.sqlToQuery(query).sql);
+          return db.execute(query);
+        },
+      } as Pick<PostgresDb, 'execute'>,
+      [address('adr_single', 'Rokin', 52.37)],
+    );
+
+    expect(statements[0]).toMatch(/from unnest\(\$\d+::text\[\]\) with ordinality as t\("id", ordinality\)/);
+    const [stored] = await db.select().from(addresses).where(sql`${addresses.id} = 'adr_single'`);
+    expect(stored).toEqual(address('adr_single', 'Rokin', 52.37));
   });
 
   it('when a row breaks a constraint inside a transaction, then none of the rows is written', async () => {
