@@ -54,32 +54,27 @@ export function bulkInserter<TTable extends PgTable, TOmit extends keyof TTable[
   };
   return async (db, rows) => {
     if (rows.length === 0) return;
-    const valuesOf = (key: string) => rows.map((row) => (row as Record<string, unknown>)[key]);
-    const given = columns.map(([key]) => valuesOf(key));
-    // A `$defaultFn` (an id, say) gives a new value per row, so such a column is never one value.
-    const same = columns.map(
-      ([, column], index) =>
-        !(column.defaultFn && given[index]?.includes(undefined)) &&
-        (given[index] ?? []).every((value, _, all) => value === all[0]),
-    );
-    if (same.every(Boolean)) same[0] = false;
-    const selected: SQL[] = [];
-    const arrays: SQL[] = [];
-    const arrayNames: string[] = [];
-    columns.forEach(([, column], index) => {
-      const values = given[index] ?? [];
-      if (same[index]) {
-        selected.push(sql`${sql.param(driverValue(column, values[0]))}${sql.raw(`::${types[index]}`)}`);
-        return;
-      }
-      selected.push(sql.raw(names[index] ?? ''));
-      arrayNames.push(names[index] ?? '');
-      const driverValues = values.map((value) => driverValue(column, value));
-      arrays.push(sql`${sql.param(driverValues)}${sql.raw(`::${types[index]}[]`)}`);
+    const plan = columns.map(([key, column], index) => {
+      const values = rows.map((row) => (row as Record<string, unknown>)[key]);
+      const first = values[0];
+      // A `$defaultFn` (an id, say) gives a new value per row, so a column left to it is never one value.
+      const one = !(column.defaultFn && first === undefined) && values.every((value) => value === first);
+      return { column, values, one, name: names[index] ?? '', type: types[index] ?? '' };
     });
+    const [head] = plan;
+    if (head && plan.every((entry) => entry.one)) head.one = false;
+    const selected = plan.map(({ column, values, one, name, type }) =>
+      one ? sql`${sql.param(driverValue(column, values[0]))}${sql.raw(`::${type}`)}` : sql.raw(name),
+    );
+    const arrays = plan.filter((entry) => !entry.one);
+    const unnested = arrays.map(
+      ({ column, values, type }) =>
+        sql`${sql.param(values.map((value) => driverValue(column, value)))}${sql.raw(`::${type}[]`)}`,
+    );
+    const aliases = arrays.map((entry) => entry.name).join(', ');
     await db.execute(
-      sql`${into}${sql.join(selected, sql`, `)} from unnest(${sql.join(arrays, sql`, `)})${sql.raw(
-        ` with ordinality as t(${arrayNames.join(', ')}, ordinality) order by ordinality`,
+      sql`${into}${sql.join(selected, sql`, `)} from unnest(${sql.join(unnested, sql`, `)})${sql.raw(
+        ` with ordinality as t(${aliases}, ordinality) order by ordinality`,
       )}`,
     );
   };
