@@ -113,7 +113,7 @@ export class MercureHub {
       if (this.services.redis) await this.subscribeShared(instanceIds, token.expiresAtMs, req, res, url);
       else this.subscribe(instanceIds, token.expiresAtMs, req, res, url);
     } catch (error) {
-      sendProblem(res, error, this.services.logger);
+      sendProblem(res, error, () => this.services.logger);
     }
   }
 

@@ -43,17 +43,12 @@ function enforce(res: ServerResponse, decision: RateDecision): void {
 }
 
 /**
- * Sends a problem+json response for any thrown value; a 5xx's error is logged with `log` (a logger, or a
- * function giving one only when needed, e.g. a request's own).
+ * Sends a problem+json response for any thrown value; a 5xx's error is logged with the logger `log` gives
+ * (called only then, e.g. for a request's own child logger).
  */
-export function sendProblem(
-  res: ServerResponse,
-  error: unknown,
-  log?: Services['logger'] | (() => Services['logger']),
-): void {
+export function sendProblem(res: ServerResponse, error: unknown, log?: () => Services['logger']): void {
   const problem = toProblem(error);
-  if (problem.status >= 500)
-    (typeof log === 'function' ? log() : log)?.error({ err: error }, 'unexpected error in REST route');
+  if (problem.status >= 500) log?.().error({ err: error }, 'unexpected error in REST route');
   sendJson(res, problem.status, problem, 'application/problem+json; charset=utf-8');
 }
 
