@@ -392,11 +392,14 @@ describe('Mercure event stream: token expiry and shutdown', () => {
 
   it('when the list is read again within a minute, then the same sse_jwt; a minute later, a newly issued one', async () => {
     const tenant = await server.tenant();
+    // Frozen: on the wall clock the seconds of `iat` could tick between the reads.
+    server.clock.freeze();
     const first = await sseJwtOf(tenant);
     server.clock.advance(59 * 1000);
     const again = await sseJwtOf(tenant);
     server.clock.advance(1000);
     const renewed = await sseJwtOf(tenant);
+    server.clock.thaw();
 
     expect(again).toBe(first);
     expect(renewed).not.toBe(first);
