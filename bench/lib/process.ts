@@ -55,7 +55,17 @@ export interface ServerProcess {
   peakRssMiB(): number | null;
   /** Current resident set size (Linux `VmRSS`), in MiB; null when /proc is not readable. */
   rssMiB(): number | null;
-  /** SIGTERM, then SIGKILL after 5 s; resolves when the process is gone. */
+  /**
+   * Freezes the process (SIGSTOP) until `resume()`: while another server is measured, its timers and
+   * background work (the gateway's worker gathering what a create scenario queued) take no CPU.
+   */
+  pause(): void;
+  /** Lets a paused process run again (SIGCONT); harmless when it is not paused. */
+  resume(): void;
+  /**
+   * SIGCONT (a paused process would not act on SIGTERM), SIGTERM, then SIGKILL after 5 s; resolves when the
+   * process is gone.
+   */
   stop(): Promise<void>;
 }
 
@@ -127,8 +137,15 @@ export async function startServer(options: {
     child,
     peakRssMiB: () => procStatusMiB(pid, 'VmHWM'),
     rssMiB: () => procStatusMiB(pid, 'VmRSS'),
+    pause: () => {
+      if (!gone) child.kill('SIGSTOP');
+    },
+    resume: () => {
+      if (!gone) child.kill('SIGCONT');
+    },
     stop: async () => {
       if (gone) return;
+      child.kill('SIGCONT');
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
       await exited;

@@ -52,6 +52,8 @@ export class HttpServers {
   private scan: Promise<ServerProcess> | null = null;
   private readonly cleanups: (() => Promise<void> | void)[] = [];
   private readonly warmed = new Set<string>();
+  /** Every server started and not yet stopped, for {@link HttpServers.alone}. */
+  private readonly started = new Set<ServerProcess>();
 
   constructor(readonly store: BenchStore = 'sqlite') {}
 
@@ -86,11 +88,33 @@ export class HttpServers {
     this.yoga ??= startServer({
       script: 'bench/baselines/yoga-hello.ts',
       readyPath: '/graphql?query=%7Bhello%7D',
-    }).then((server) => {
-      this.cleanups.push(() => server.stop());
-      return server;
-    });
+    }).then((server) => this.track(server));
     return this.yoga;
+  }
+
+  /**
+   * Runs `measure` with every other server of this group paused ({@link ServerProcess.pause}): the measured
+   * server has the machine to itself, whatever the others still do in the background — such as the
+   * gateway's worker gathering the requests a create scenario queued, during its raw ceiling's rounds.
+   */
+  async alone<T>(server: ServerProcess, measure: () => Promise<T>): Promise<T> {
+    const others = [...this.started].filter((other) => other !== server);
+    for (const other of others) other.pause();
+    try {
+      return await measure();
+    } finally {
+      for (const other of others) other.resume();
+    }
+  }
+
+  /** Registers a started server: stopped on `dispose()`, paused while another one is measured. */
+  private track(server: ServerProcess): ServerProcess {
+    this.started.add(server);
+    this.cleanups.push(() => {
+      this.started.delete(server);
+      return server.stop();
+    });
+    return server;
   }
 
   /**
@@ -112,8 +136,7 @@ export class HttpServers {
       env: { DATABASE_URL: path, BENCH_INSTANCE_ID: instance.id, RAW_LIST_TOTAL: 'scan' },
       readyPath: '/healthz',
     });
-    this.cleanups.push(() => server.stop());
-    return server;
+    return this.track(server);
   }
 
   private async start(context: BenchContext): Promise<RunningServers> {
@@ -134,10 +157,8 @@ export class HttpServers {
       }),
     ]);
     // Stopped before their copies are removed (cleanups run in reverse).
-    this.cleanups.push(
-      () => gateway.stop(),
-      () => raw.stop(),
-    );
+    this.track(gateway);
+    this.track(raw);
     const token = await signIn(gateway.url, instance);
     return { gateway, raw, token, instance };
   }

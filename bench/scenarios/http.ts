@@ -332,16 +332,19 @@ async function runSpec(
   for (let round = 1; round <= context.httpRounds; round++) {
     for (const role of ['baseline', 'gateway'] as const) {
       const isBaseline = role === 'baseline';
-      const measurement = await measureLoad(
-        {
-          scenario: spec.id,
-          role,
-          label: isBaseline ? spec.baselineLabel : spec.subjectLabel,
-          round,
-          server: isBaseline ? baseline : subject,
-        },
-        isBaseline ? loads.baseline : loads.subject,
-        options,
+      const server = isBaseline ? baseline : subject;
+      const measurement = await pool.alone(server, () =>
+        measureLoad(
+          {
+            scenario: spec.id,
+            role,
+            label: isBaseline ? spec.baselineLabel : spec.subjectLabel,
+            round,
+            server,
+          },
+          isBaseline ? loads.baseline : loads.subject,
+          options,
+        ),
       );
       context.log(
         `${spec.id}: round ${round} ${role}: ${measurement.throughput?.toFixed(0)} req/s, ` +
