@@ -1,7 +1,7 @@
 import { toMinorUnits } from '../../money.js';
 import { defaultPolicySettings, type PolicySettings, policyFailure, SourcePolicies } from './policies.js';
-import { readLimitedText } from './response-body.js';
 import { type SupplierRequest, supplierResponseSchema } from './supplier-contract.js';
+import { type SupplierResponse, sendToSupplier } from './supplier-http.js';
 import { type SourceAdapter, SourceError, type SourceOffer, type SourceQuery } from './types.js';
 
 /** `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date, as milliseconds from `now`. */
@@ -51,11 +51,10 @@ async function callSupplier(
 ): Promise<SourceOffer[]> {
   const { source } = query;
   if (!source.endpointUrl) throw new SourceError('NOT_CONFIGURED', 'The source has no endpoint URL.', false);
-  let response: Response;
+  let response: SupplierResponse;
   try {
-    response = await fetch(source.endpointUrl, {
+    response = await sendToSupplier(source.endpointUrl, {
       method: 'POST',
-      redirect: 'manual',
       signal,
       headers: {
         'content-type': 'application/json',
@@ -71,7 +70,7 @@ async function callSupplier(
     throw new SourceError('UNREACHABLE', 'The source could not be reached.', true);
   }
   if (response.status >= 300 && response.status < 400) {
-    await response.body?.cancel();
+    await response.discard();
     throw new SourceError(
       'REDIRECT',
       `The source answered ${response.status} (redirects are not followed).`,
@@ -79,17 +78,17 @@ async function callSupplier(
     );
   }
   if (response.status >= 500) {
-    await response.body?.cancel();
-    const retryAfter = parseRetryAfter(response.headers.get('retry-after'), now());
+    await response.discard();
+    const retryAfter = parseRetryAfter(response.header('retry-after'), now());
     throw new SourceError('UPSTREAM_5XX', `The source answered ${response.status}.`, true, retryAfter);
   }
   if (response.status >= 400) {
-    await response.body?.cancel();
+    await response.discard();
     throw new SourceError('UPSTREAM_4XX', `The source answered ${response.status}.`, false);
   }
   let text: string;
   try {
-    text = await readLimitedText(response);
+    text = await response.text();
   } catch (error) {
     // A supplier that sends its head and then stalls times out like one that never answers.
     if (error instanceof SourceError || query.signal.aborted) throw error;

@@ -401,6 +401,18 @@ describe('http source against a supplier of the test’s own', () => {
     expect(received.map((r) => r.path)).toEqual(['/availability']);
   });
 
+  it('when nothing listens at the endpoint, then each call fails to connect and it fails with UNREACHABLE after three calls', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const source = await registerSource(`http://127.0.0.1:${port}/availability`);
+
+    const result = createHttpSource({ settings }).fetchOffers(queryFor(source));
+
+    await expect(result).rejects.toEqual(failure('UNREACHABLE', 'The source could not be reached.'));
+  });
+
   it('when the supplier sends its head but stalls in the body, then each call is cut off and it fails with TIMEOUT after three calls', async () => {
     answer = () => ({ status: 200, body: '{"offers": [', stall: true });
     const source = await registerSource(`${supplierUrl}/availability`, { timeoutMs: 300 });

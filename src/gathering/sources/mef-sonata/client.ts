@@ -1,7 +1,7 @@
 import type { SourceRow } from '../../../db/rows.js';
 import { parseRetryAfter } from '../http.js';
 import { policyFailure, type SourcePolicies } from '../policies.js';
-import { readLimitedText } from '../response-body.js';
+import { type SupplierResponse, sendToSupplier } from '../supplier-http.js';
 import { SourceError } from '../types.js';
 import { clientErrorFor, serverErrorFor } from './errors.js';
 import type { SonataSourceSettings } from './settings.js';
@@ -64,7 +64,7 @@ export class SonataClient {
     private readonly policies: SourcePolicies,
     private readonly tokens: SonataTokenCache,
     private readonly now: () => Date,
-    private readonly fetchImpl: typeof fetch = fetch,
+    private readonly sendCall: typeof sendToSupplier = sendToSupplier,
   ) {}
 
   /**
@@ -106,22 +106,22 @@ export class SonataClient {
         throw error;
       });
     let token = await freshToken();
-    let response = await this.fetchOnce(scope, call, url, token, signal);
+    let response = await this.sendOnce(scope, call, url, token, signal);
     if (response.status === 401) {
       // A token can be revoked or expire early: one fresh token, then a 401 is the seller's last word.
-      await response.body?.cancel();
+      await response.discard();
       this.tokens.invalidate(source.id, settings.oauth2, token);
       token = await freshToken();
-      response = await this.fetchOnce(scope, call, url, token, signal);
+      response = await this.sendOnce(scope, call, url, token, signal);
     }
-    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), this.now());
+    const retryAfterMs = parseRetryAfter(response.header('retry-after'), this.now());
     if (call.tolerate?.includes(response.status)) {
-      await response.body?.cancel();
+      await response.discard();
       return { status: response.status, body: null, retryAfterMs };
     }
     if (response.status >= 300 && response.status < 400) {
-      await response.body?.cancel();
-      const elsewhere = otherHost(response.headers.get('location'), url) ? ' to another host' : '';
+      await response.discard();
+      const elsewhere = otherHost(response.header('location'), url) ? ' to another host' : '';
       throw new SourceError(
         'REDIRECT',
         `The seller answered ${response.status}${elsewhere} to the ${call.what} (redirects are not followed).`,
@@ -141,17 +141,16 @@ export class SonataClient {
     );
   }
 
-  private async fetchOnce(
+  private async sendOnce(
     scope: SonataCallScope,
     call: SonataCall,
     url: URL,
     token: string,
     signal: AbortSignal,
-  ): Promise<Response> {
+  ): Promise<SupplierResponse> {
     try {
-      return await this.fetchImpl(url, {
+      return await this.sendCall(url, {
         method: call.method,
-        redirect: 'manual',
         signal,
         headers: {
           accept: 'application/json',
@@ -172,13 +171,13 @@ export class SonataClient {
    */
   private async readJson(
     scope: SonataCallScope,
-    response: Response,
+    response: SupplierResponse,
     signal: AbortSignal,
     required: boolean,
   ): Promise<unknown> {
     let text: string;
     try {
-      text = await readLimitedText(response);
+      text = await response.text();
     } catch (error) {
       // A seller that sends its head and then stalls times out like one that never answers.
       if (error instanceof SourceError || scope.querySignal.aborted) throw error;

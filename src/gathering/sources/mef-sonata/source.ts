@@ -1,5 +1,6 @@
 import type { SourceRow } from '../../../db/rows.js';
 import { defaultPolicySettings, type PolicySettings, SourcePolicies } from '../policies.js';
+import type { sendToSupplier } from '../supplier-http.js';
 import {
   type SourceAdapter,
   type SourceAnswer,
@@ -31,7 +32,10 @@ export interface MefSonataSourceOptions {
   hubRegistrations?: SonataHubRegistrations;
   /** The resilience policy settings (as for the `http` source). */
   policy?: PolicySettings;
+  /** The `fetch` of the OAuth2 token endpoint (default: the global one); tests observe token requests with it. */
   fetch?: typeof fetch;
+  /** What sends the API calls (default: {@link sendToSupplier}); tests observe the calls with it. */
+  send?: typeof sendToSupplier;
 }
 
 /** The `mef-sonata` adapter, with what the wiring and tests reach into. */
@@ -69,7 +73,7 @@ export function createMefSonataSource(options: MefSonataSourceOptions): MefSonat
     now: options.now,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  const client = new SonataClient(policies, tokens, options.now, options.fetch);
+  const client = new SonataClient(policies, tokens, options.now, options.send);
   const inbox = options.notifications ?? null;
   const registrations = options.hubRegistrations ?? memoryHubRegistrations();
   const hub = inbox ? new SonataHub(client, inbox, registrations) : null;

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { type SonataSeller, startSonataSeller } from '../../../../src/gathering/simulator/sonata/server.js';
 import type { SonataSourceSettings } from '../../../../src/gathering/sources/mef-sonata/settings.js';
 import { createMefSonataSource } from '../../../../src/gathering/sources/mef-sonata/source.js';
+import { sendToSupplier } from '../../../../src/gathering/sources/supplier-http.js';
 import { type SonataValidator, sonataValidator } from '../../../helpers/sonata-openapi.js';
 import {
   fastPolicy,
@@ -256,19 +257,20 @@ describe('mef-sonata source resilience against the simulator', () => {
   it('when six queries run at once at a source of concurrency 2, then the seller never has more than two of its calls at once', async () => {
     let inFlight = 0;
     let most = 0;
-    const counting: typeof fetch = async (input, init) => {
-      const api = !String(input instanceof Request ? input.url : input).includes('/oauth2/');
-      if (api) most = Math.max(most, ++inFlight);
+    const counting: typeof sendToSupplier = async (url, init) => {
+      most = Math.max(most, ++inFlight);
       try {
-        return await fetch(input, init);
+        return await sendToSupplier(url, init);
       } finally {
-        if (api) inFlight -= 1;
+        inFlight -= 1;
       }
     };
-    const adapter = adapterFor(
-      sellerSettings(seller, 'kpn-wba', 'instant', 'instant', { query: { latency: '30' } }),
-      counting,
-    );
+    const adapter = createMefSonataSource({
+      now: () => new Date(),
+      settingsOf: () => sellerSettings(seller, 'kpn-wba', 'instant', 'instant', { query: { latency: '30' } }),
+      policy: fastPolicy,
+      send: counting,
+    });
     const source = sourceRow({ concurrency: 2 });
 
     const results = await Promise.all(
