@@ -98,6 +98,8 @@ export async function startServer(options: {
   const output = process.env.BENCH_VERBOSE ? 'inherit' : openSync('/dev/null', 'w');
   // BENCH_CPU_PROF=<dir>: every server writes a V8 CPU profile there when it stops (open it in Chrome's
   // DevTools or speedscope); measurements taken while profiling are slower and are not for the report.
+  // A server paused while another is measured (`pause()`) books the whole pause on the one sample taken
+  // after it resumes: leave out samples of more than a fraction of a second when reading the profile.
   const profile = process.env.BENCH_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
     : [];
