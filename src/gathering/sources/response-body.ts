@@ -37,7 +37,7 @@ export async function readLimitedBody(
 }
 
 /**
- * A fetch `Response`'s body as text (`mef-sonata` sources and their token endpoints), read up to
+ * A fetch `Response`'s body as text (the OAuth2 token endpoints of `mef-sonata` sources), read up to
  * {@link MAX_SUPPLIER_RESPONSE_BYTES} (see {@link readLimitedBody}).
  *
  * @throws {SourceError} `RESPONSE_TOO_LARGE` past the limit; a broken or aborted stream rejects with the
