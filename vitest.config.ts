@@ -7,6 +7,7 @@ const storeless = [
   'test/ids.test.ts',
   'test/geo/**',
   'test/bench/stats.test.ts',
+  'test/bench/process.test.ts',
   'test/gathering/pricing.test.ts',
   'test/resolvers/validation.test.ts',
   'test/db/migrations-drift.test.ts',

@@ -157,6 +157,21 @@ export async function startServer(options: {
 }
 
 /**
+ * Runs `measure` with each of `others` paused ({@link ServerProcess.pause}), and resumes them when it ends,
+ * whether it resolves or throws: the measured server has the machine to itself, whatever the others would
+ * do in the background meanwhile.
+ */
+export async function whilePaused<T>(others: Iterable<ServerProcess>, measure: () => Promise<T>): Promise<T> {
+  const paused = [...others];
+  for (const other of paused) other.pause();
+  try {
+    return await measure();
+  } finally {
+    for (const other of paused) other.resume();
+  }
+}
+
+/**
  * Samples a process's resident set size (VmRSS) every `intervalMs` until `stop()` is called, and returns
  * the highest value seen, in MiB (null when /proc is not readable). Use it around one load, so servers
  * that serve several loads in a row report each load's own peak.

@@ -1,5 +1,5 @@
 import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict';
-import { type ServerProcess, startServer } from '../lib/process.js';
+import { type ServerProcess, startServer, whilePaused } from '../lib/process.js';
 import { copyDataset } from '../lib/seed.js';
 import type { BenchContext, DatasetInstance } from '../lib/types.js';
 
@@ -97,14 +97,11 @@ export class HttpServers {
    * server has the machine to itself, whatever the others still do in the background — such as the
    * gateway's worker gathering the requests a create scenario queued, during its raw ceiling's rounds.
    */
-  async alone<T>(server: ServerProcess, measure: () => Promise<T>): Promise<T> {
-    const others = [...this.started].filter((other) => other !== server);
-    for (const other of others) other.pause();
-    try {
-      return await measure();
-    } finally {
-      for (const other of others) other.resume();
-    }
+  alone<T>(server: ServerProcess, measure: () => Promise<T>): Promise<T> {
+    return whilePaused(
+      [...this.started].filter((other) => other !== server),
+      measure,
+    );
   }
 
   /** Registers a started server: stopped on `dispose()`, paused while another one is measured. */
