@@ -24,7 +24,8 @@ export interface SupplierResponse {
 /**
  * Sends one HTTP request to a supplier with undici's `request` API — the client Node's own `fetch` is
  * built on, without the WHATWG `Request`/`Response`/stream objects around it: in a microbenchmark of a
- * supplier-sized JSON exchange it took about a fifth of `fetch`'s CPU per call. Redirects are not
+ * supplier-sized JSON exchange, client and server together took about a third of the CPU per call that they
+ * took with `fetch` (BENCHMARKS.md, "Supplier calls without fetch"). Redirects are not
  * followed (a 3xx is answered as it is); `signal` aborts the call and a body still being read.
  *
  * @throws Error (undici's) when the supplier cannot be reached, the connection breaks, or `signal` aborts
