@@ -327,8 +327,9 @@ describe.skipIf(onlyInSqliteProject)('scale-out: two API processes and a worker 
     try {
       await waitFor(totalSubscriptions, (count) => count === baseline + 1);
       const id = await createRequest();
-      // The request's first state, read from the open response before the request has finished.
-      expect(await nextEvents(1)).toEqual([{ id, ...everyState[0] }]);
+      // The request's first state, read from the open response: nginx passes each event on as it comes (the
+      // next state may come in the same read when the worker is quick, so only the first is looked at).
+      expect((await nextEvents(1))[0]).toEqual({ id, ...everyState[0] });
       expect(await nextEvents(everyState.length)).toEqual(everyState.map((state) => ({ id, ...state })));
     } finally {
       controller.abort();
