@@ -401,7 +401,7 @@ describe('http source against a supplier of the test’s own', () => {
     expect(received.map((r) => r.path)).toEqual(['/availability']);
   });
 
-  it('when nothing listens at the endpoint, then each call fails to connect and it fails with UNREACHABLE after three calls', async () => {
+  it('when nothing listens at the endpoint, then the calls fail to connect and it fails with UNREACHABLE', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as AddressInfo;
