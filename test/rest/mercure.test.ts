@@ -394,12 +394,19 @@ describe('Mercure event stream: token expiry and shutdown', () => {
     const tenant = await server.tenant();
     // Frozen: on the wall clock the seconds of `iat` could tick between the reads.
     server.clock.freeze();
-    const first = await sseJwtOf(tenant);
-    server.clock.advance(59 * 1000);
-    const again = await sseJwtOf(tenant);
-    server.clock.advance(1000);
-    const renewed = await sseJwtOf(tenant);
-    server.clock.thaw();
+    let first: string;
+    let again: string;
+    let renewed: string;
+    try {
+      first = await sseJwtOf(tenant);
+      server.clock.advance(59 * 1000);
+      again = await sseJwtOf(tenant);
+      server.clock.advance(1000);
+      renewed = await sseJwtOf(tenant);
+    } finally {
+      // The later tests of this file read the wall clock again, even when a read above failed.
+      server.clock.thaw();
+    }
 
     expect(again).toBe(first);
     expect(renewed).not.toBe(first);
