@@ -220,7 +220,10 @@ export class MercureHub {
             );
       if (res.destroyed || res.writableEnded) return;
       this.open(res, replay === null ? null : replay.found ? (lastEventId ?? EARLIEST) : EARLIEST);
-      let last: string | null = null;
+      // The newest event the client has: the one it named when it is still kept, then each one replayed. A live
+      // event at or before it — one that reached this instance late — is not written again.
+      let last: string | null =
+        replay?.found && lastEventId ? lastEventId.slice(SHARED_ID_PREFIX.length) : null;
       for (const entry of replay?.entries ?? []) {
         res.write(format(sharedEvent(entry.id, (entry.detail as AvailabilityRequestEvent).record)));
         last = entry.id;
