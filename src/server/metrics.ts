@@ -11,19 +11,21 @@ const MAX_OPERATION_NAMES = 200;
 /** A GraphQL name of sane length; anything else a client sends is `anonymous`. */
 const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
 
-let processRegistry: Registry | null = null;
+let sharedProcessRegistry: Registry | null = null;
 
 /**
  * prom-client's default metrics (CPU, memory, event loop, GC, handles) describe the process, not one
  * app, and each collection starts observers that are never stopped: they are collected once per process
- * and merged into every app's scrape.
+ * and merged into every app's scrape. The first app creates them when it is built, not at its first
+ * scrape: prom-client counts `process_cpu_*_seconds_total` from the moment they are registered, so a
+ * registry made at the first scrape would report (close to) no CPU for all the work done before it.
  */
 function processMetrics(): Registry {
-  if (!processRegistry) {
-    processRegistry = new Registry();
-    collectDefaultMetrics({ register: processRegistry });
+  if (!sharedProcessRegistry) {
+    sharedProcessRegistry = new Registry();
+    collectDefaultMetrics({ register: sharedProcessRegistry });
   }
-  return processRegistry;
+  return sharedProcessRegistry;
 }
 
 /** Live counts the gauges read at scrape time. */
@@ -44,6 +46,8 @@ export interface MetricsSources {
 export class AppMetrics {
   /** This app's registry (without the process metrics, which {@link render} adds). */
   readonly registry = new Registry();
+  /** The process's default metrics, shared by every app in the process (see {@link processMetrics}). */
+  private readonly processRegistry = processMetrics();
   private readonly httpRequests = new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests answered, by method, route pattern and status.',
@@ -151,7 +155,7 @@ export class AppMetrics {
 
   /** The exposition text of this app's metrics and the process metrics, with its content type. */
   async render(): Promise<{ contentType: string; body: string }> {
-    const merged = Registry.merge([this.registry, processMetrics()]);
+    const merged = Registry.merge([this.registry, this.processRegistry]);
     return { contentType: merged.contentType, body: await merged.metrics() };
   }
 
