@@ -8,6 +8,7 @@ const storeless = [
   'test/geo/**',
   'test/bench/stats.test.ts',
   'test/bench/process.test.ts',
+  'test/server/metrics-process.test.ts',
   'test/gathering/pricing.test.ts',
   'test/resolvers/validation.test.ts',
   'test/db/migrations-drift.test.ts',
