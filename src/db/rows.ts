@@ -18,7 +18,6 @@ export type {
   RequestPosition,
   ShownAddress,
   ShownRequest,
-  SourceOutcome,
   StoredAvailabilityRequestRecord,
 } from './sqlite/queries/availability-requests.js';
 export type {
@@ -28,6 +27,8 @@ export type {
   SourceRow,
   SourceSettingsUpdate,
 } from './sqlite/queries/catalog.js';
+export type { ClaimedTask } from './sqlite/queries/claim-tasks.js';
+export type { GatheredProduct, TaskCompletion } from './sqlite/queries/complete-tasks.js';
 export type {
   CustomerRecord,
   CustomerRow,
@@ -36,14 +37,7 @@ export type {
   ProjectRecord,
   ProjectRow,
 } from './sqlite/queries/customers.js';
-export type {
-  ChangedRequest,
-  ClaimedTask,
-  CompletedRequest,
-  GatheredProduct,
-  RequestProgress,
-  TaskCompletion,
-} from './sqlite/queries/gathering-tasks.js';
+export type { ChangedRequest, CompletedRequest, RequestProgress } from './sqlite/queries/gathering-tasks.js';
 export type { IdempotencyClaim } from './sqlite/queries/idempotency.js';
 export type {
   InstanceProductRow,
@@ -61,6 +55,7 @@ export type {
   QuoteRecord,
   QuoteRow,
 } from './sqlite/queries/quotes.js';
+export type { SourceOutcome } from './sqlite/queries/request-details.js';
 export type {
   InstanceRow,
   NewApplication,

@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type PostgresDb, postgresDb } from '../../../src/db/postgres/client.js';
 import { migratePostgres } from '../../../src/db/postgres/migrate.js';
 import { openPostgresPool } from '../../../src/db/postgres/pool.js';
-import * as pgQueries from '../../../src/db/postgres/queries/availability-requests.js';
+import * as pgQueries from '../../../src/db/postgres/queries/index.js';
 import * as pgSchema from '../../../src/db/postgres/schema/index.js';
 import type { NewAvailabilityRequest, StoredFilters } from '../../../src/db/rows.js';
 import { openDatabase, type SqliteDb } from '../../../src/db/sqlite/client.js';
-import * as sqliteQueries from '../../../src/db/sqlite/queries/availability-requests.js';
+import * as sqliteQueries from '../../../src/db/sqlite/queries/index.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
 import { createLinguisticDatabase } from '../../helpers/postgres-server.js';
 

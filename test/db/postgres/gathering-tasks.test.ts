@@ -8,7 +8,7 @@ import * as pgQueries from '../../../src/db/postgres/queries/index.js';
 import * as pgSchema from '../../../src/db/postgres/schema/index.js';
 import type { GatheredProduct, StoredFilters } from '../../../src/db/rows.js';
 import { openDatabase, type SqliteDb } from '../../../src/db/sqlite/client.js';
-import * as sqliteQueries from '../../../src/db/sqlite/queries/gathering-tasks.js';
+import * as sqliteQueries from '../../../src/db/sqlite/queries/index.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
 import { createTestDatabase } from '../../helpers/postgres-server.js';
 

@@ -1,4 +1,4 @@
-import { and, asc, type Column, desc, eq, gte, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, sql } from 'drizzle-orm';
 import { newId } from '../../../ids.js';
 import type {
   AddressRow,
@@ -7,30 +7,16 @@ import type {
   MonthlyLimitCheck,
   MonthlyLimitExceeded,
   NewAvailabilityRequest,
-  ProductRow,
   RequestPosition,
-  SourceOutcome,
   StoredAvailabilityRequestRecord,
 } from '../../rows.js';
 import { bulkInserter } from '../bulk-insert.js';
+import { bytewise } from '../bytewise.js';
 import type { PostgresDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
 import { preparedQuery, preparedVariants } from '../prepared.js';
 import { recordColumns, recordQuery } from '../request-records.js';
-import {
-  addresses,
-  availabilityRequestProducts,
-  availabilityRequests,
-  customers,
-  gatheringTasks,
-  sources,
-} from '../schema/index.js';
-
-/**
- * A text column compared byte by byte, as SQLite compares text: orders and keyset bounds must not depend
- * on the database's collation.
- */
-const bytewise = (column: Column): SQL => sql`${column} collate "C"`;
+import { addresses, availabilityRequests, customers, gatheringTasks } from '../schema/index.js';
 
 const insertAddressRows = bulkInserter(addresses);
 const insertRequestRows = bulkInserter(availabilityRequests);
@@ -265,64 +251,6 @@ export async function sliceAvailabilityRequests(
     fromId: from?.id ?? null,
     limit: slice.limit,
   });
-}
-
-/**
- * Per-source outcomes of several requests' gathering tasks, in one query (for batch loading): by network,
- * then source name (bytewise), ties by request and source id.
- */
-export async function listSourceOutcomes(
-  db: PostgresDb,
-  instanceId: string,
-  requestIds: readonly string[],
-): Promise<(SourceOutcome & { availabilityRequestId: string })[]> {
-  if (requestIds.length === 0) return [];
-  const t = gatheringTasks;
-  const p = availabilityRequestProducts;
-  return db
-    .select({
-      availabilityRequestId: t.availabilityRequestId,
-      sourceId: t.sourceId,
-      sourceName: sources.name,
-      network: sources.network,
-      status: t.status,
-      attempts: t.attempts,
-      errorCode: t.errorCode,
-      errorMessage: t.errorMessage,
-      productCount: sql<number>`(select count(*)::int from ${p} where ${p.gatheringTaskId} = ${t.id})`,
-    })
-    .from(t)
-    .innerJoin(sources, eq(sources.id, t.sourceId))
-    .where(and(eq(t.instanceId, instanceId), inArray(t.availabilityRequestId, [...requestIds])))
-    .orderBy(
-      asc(bytewise(sources.network)),
-      asc(bytewise(sources.name)),
-      asc(bytewise(t.availabilityRequestId)),
-      asc(bytewise(t.sourceId)),
-    );
-}
-
-/** The products of several requests in one query (for batch loading), in the single-request order. */
-export async function listProductsOfRequests(
-  db: PostgresDb,
-  instanceId: string,
-  requestIds: readonly string[],
-): Promise<ProductRow[]> {
-  if (requestIds.length === 0) return [];
-  const p = availabilityRequestProducts;
-  return db
-    .select()
-    .from(p)
-    .where(and(eq(p.instanceId, instanceId), inArray(p.availabilityRequestId, [...requestIds])))
-    .orderBy(
-      asc(bytewise(p.network)),
-      asc(bytewise(p.technologyType)),
-      asc(bytewise(p.connectionType)),
-      asc(p.downloadKbps),
-      asc(p.uploadKbps),
-      asc(p.contractTermMonths),
-      asc(bytewise(p.id)),
-    );
 }
 
 /**

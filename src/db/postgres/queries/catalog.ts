@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { CatalogFile } from '../../../gathering/sources/catalog-file.js';
 import { newId } from '../../../ids.js';
@@ -13,6 +13,7 @@ import type {
   StoredHubListeners,
 } from '../../rows.js';
 import { valueSetsCache } from '../../value-sets.js';
+import { bytewise } from '../bytewise.js';
 import type { PostgresDb } from '../client.js';
 import { preparedQuery } from '../prepared.js';
 import {
@@ -25,9 +26,6 @@ import {
 
 /** Rows per multi-row insert: 500 offers of 14 columns stay far below PostgreSQL's 65,535 parameters. */
 const chunkSize = 500;
-
-/** Text compared byte by byte, as SQLite does, whatever the database's default collation. */
-const binary = (column: PgColumn): SQL<string> => sql<string>`${column} collate "C"`;
 
 /** Inserts `rows` in multi-row statements of at most {@link chunkSize} rows. */
 async function insertChunked<R>(rows: R[], insert: (chunk: R[]) => Promise<unknown>): Promise<void> {
@@ -123,7 +121,7 @@ const enabledSources = preparedQuery('sources_enabled_in_country', (db, name) =>
         sql`${sources.countryCodes} @> ${sql.placeholder('countryCodes')}::jsonb`,
       ),
     )
-    .orderBy(binary(sources.network), binary(sources.name), binary(sources.key))
+    .orderBy(bytewise(sources.network), bytewise(sources.name), bytewise(sources.key))
     .prepare(name),
 );
 
@@ -143,10 +141,10 @@ export async function catalogValueSets(
     const ofSources = inArray(o.sourceId, [...sourceIds]);
     const distinctText = async (column: PgColumn) => {
       const rows = await db
-        .selectDistinct({ value: binary(column) })
+        .selectDistinct({ value: bytewise(column) })
         .from(o)
         .where(ofSources)
-        .orderBy(binary(column));
+        .orderBy(bytewise(column));
       return rows.map((row) => row.value);
     };
     // One after another: a cold read should not take four of the pool's connections at once.
@@ -196,7 +194,7 @@ export async function coveringAreaIds(
           sql`exists (select 1 from ${r} where ${r.areaId} = ${catalogAreas.id} and substr(${address.postalCode}::text, 1, length(${r.fromPrefix})) collate "C" between ${r.fromPrefix} and ${r.toPrefix})`,
         ),
       )
-      .orderBy(binary(catalogAreas.key));
+      .orderBy(bytewise(catalogAreas.key));
     return rows.map((row) => row.id);
   }
   if (address.city === '') return [];
@@ -226,13 +224,13 @@ export async function listSourceOffers(
     .from(o)
     .where(and(eq(o.sourceId, sourceId), or(isNull(o.areaId), inArray(o.areaId, areaIds))))
     .orderBy(
-      binary(o.technologyType),
-      binary(o.connectionType),
+      bytewise(o.technologyType),
+      bytewise(o.connectionType),
       asc(o.downloadKbps),
       asc(o.uploadKbps),
       asc(o.contractTermMonths),
       sql`${o.areaId} collate "C" nulls first`,
-      binary(o.id),
+      bytewise(o.id),
     );
 }
 
@@ -267,7 +265,7 @@ export async function listSources(db: PostgresDb, instanceId: string): Promise<S
     .select()
     .from(sources)
     .where(eq(sources.instanceId, instanceId))
-    .orderBy(binary(sources.network), binary(sources.name), binary(sources.key));
+    .orderBy(bytewise(sources.network), bytewise(sources.name), bytewise(sources.key));
 }
 
 /** Enables or disables a source of an instance; returns it, or undefined when it is not the instance's. */

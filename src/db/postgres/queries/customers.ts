@@ -1,18 +1,11 @@
 import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { newId } from '../../../ids.js';
 import type { CustomerRecord, CustomerRow, NewCustomer, ProjectRecord, ProjectRow } from '../../rows.js';
+import { bytewise } from '../bytewise.js';
 import type { PostgresDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
 import { preparedQuery, preparedVariants } from '../prepared.js';
 import { customerFinancialDetails, customers, pricePlans, projects, users } from '../schema/index.js';
-
-/**
- * Text keys sorted and compared bytewise, as SQLite's BINARY collation does: the database's default
- * collation may be a linguistic one (`en_US.UTF-8`), which would order names and ids differently and
- * break keyset cursors handed out by either store.
- */
-const bytewise = (column: AnyPgColumn) => sql`${column} collate "C"`;
 
 /**
  * Creates a customer and its financial details in one transaction. The per-instance sequence behind

@@ -14,4 +14,5 @@ export * from './idempotency.js';
 export * from './instance-products.js';
 export * from './price-plans.js';
 export * from './quotes.js';
+export * from './request-details.js';
 export * from './tenancy.js';

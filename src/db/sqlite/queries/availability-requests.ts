@@ -13,10 +13,9 @@ import {
 } from '../request-records.js';
 import {
   addresses,
-  availabilityRequestProducts,
+  type availabilityRequestProducts,
   availabilityRequests,
   gatheringTasks,
-  sources,
 } from '../schema/index.js';
 
 /** An address row. */
@@ -341,69 +340,6 @@ const requestSlice = preparedVariants((db, variant: SliceVariant) => {
       .limit(sql.placeholder('limit')),
   );
 });
-
-/** Outcome of one source for one request, for the single-request view. */
-export interface SourceOutcome {
-  sourceId: string;
-  sourceName: string;
-  network: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed';
-  attempts: number;
-  errorCode: string | null;
-  errorMessage: string | null;
-  productCount: number;
-}
-
-/** Per-source outcomes of several requests' gathering tasks, in one query (for batch loading). */
-export async function listSourceOutcomes(
-  db: SqliteDb,
-  instanceId: string,
-  requestIds: readonly string[],
-): Promise<(SourceOutcome & { availabilityRequestId: string })[]> {
-  if (requestIds.length === 0) return [];
-  const t = gatheringTasks;
-  return db
-    .select({
-      availabilityRequestId: t.availabilityRequestId,
-      sourceId: t.sourceId,
-      sourceName: sources.name,
-      network: sources.network,
-      status: t.status,
-      attempts: t.attempts,
-      errorCode: t.errorCode,
-      errorMessage: t.errorMessage,
-      productCount: sql<number>`(select count(*) from ${availabilityRequestProducts} where ${availabilityRequestProducts.gatheringTaskId} = ${t.id})`,
-    })
-    .from(t)
-    .innerJoin(sources, eq(sources.id, t.sourceId))
-    .where(and(eq(t.instanceId, instanceId), inArray(t.availabilityRequestId, [...requestIds])))
-    .orderBy(asc(sources.network), asc(sources.name))
-    .all();
-}
-
-/** The products of several requests in one query (for batch loading), in the single-request order. */
-export async function listProductsOfRequests(
-  db: SqliteDb,
-  instanceId: string,
-  requestIds: readonly string[],
-): Promise<ProductRow[]> {
-  if (requestIds.length === 0) return [];
-  const p = availabilityRequestProducts;
-  return db
-    .select()
-    .from(p)
-    .where(and(eq(p.instanceId, instanceId), inArray(p.availabilityRequestId, [...requestIds])))
-    .orderBy(
-      asc(p.network),
-      asc(p.technologyType),
-      asc(p.connectionType),
-      asc(p.downloadKbps),
-      asc(p.uploadKbps),
-      asc(p.contractTermMonths),
-      asc(p.id),
-    )
-    .all();
-}
 
 /**
  * The newest `limit` requests of each of several customers in one query (a window over the customer
