@@ -79,6 +79,13 @@ export class MercureHub {
   private readonly connections = new Set<ServerResponse>();
   /** Shared mode: live events for connections still reading their replay from Redis. */
   private readonly replaying = new Map<ServerResponse, StreamEvent[]>();
+  /**
+   * Shared mode: per connection, the newest entry id it has after its replay. A live event comes by the
+   * subscriber connection, the replay by the command connection, and the process may read the first after
+   * the second: an event at or before this id reaching it live after the replay was sent is not sent again.
+   * The mark goes with the first live event after it (the channel delivers in the history's order).
+   */
+  private readonly replayedUpTo = new Map<ServerResponse, string>();
   private closed = false;
 
   constructor(
@@ -195,7 +202,9 @@ export class MercureHub {
 
   /**
    * Shared mode: joins the live streams first, holding what arrives, then reads the replay from Redis, sends
-   * it, and then the held events that came after its last one — so nothing falls in between or comes twice.
+   * it, and then the held events that came after its last one — so nothing falls in between. Nothing comes
+   * twice either: an event the replay sent may still reach this process live afterwards (it reads the two
+   * Redis connections in no fixed order), and {@link writeShared} drops it.
    */
   private async subscribeShared(
     instanceIds: string[],
@@ -228,13 +237,26 @@ export class MercureHub {
         res.write(format(sharedEvent(entry.id, (entry.detail as AvailabilityRequestEvent).record)));
         last = entry.id;
       }
-      for (const event of this.replaying.get(res) ?? []) {
-        const entryId = event.id.slice(SHARED_ID_PREFIX.length);
-        if (last === null || compareEntryIds(entryId, last) > 0) res.write(format(event));
-      }
+      const held = this.replaying.get(res) ?? [];
+      this.replaying.delete(res);
+      if (last !== null) this.replayedUpTo.set(res, last);
+      for (const event of held) this.writeShared(res, event);
     } finally {
       this.replaying.delete(res);
     }
+  }
+
+  /**
+   * Writes a live shared-mode event to `res`, unless the connection already has it: its entry id is at or
+   * before the newest one the connection's replay sent ({@link replayedUpTo}).
+   */
+  private writeShared(res: ServerResponse, event: StreamEvent, text = format(event)): void {
+    const mark = this.replayedUpTo.get(res);
+    if (mark !== undefined) {
+      if (compareEntryIds(event.id.slice(SHARED_ID_PREFIX.length), mark) <= 0) return;
+      this.replayedUpTo.delete(res);
+    }
+    res.write(text);
   }
 
   /** Answers 200 with the stream's headers and its first comment. */
@@ -270,6 +292,7 @@ export class MercureHub {
       for (const stream of streams) stream.clients.delete(res);
       this.connections.delete(res);
       this.replaying.delete(res);
+      this.replayedUpTo.delete(res);
     };
     req.once('close', release);
     res.once('close', release);
@@ -310,6 +333,7 @@ export class MercureHub {
     for (const client of stream.clients) {
       const held = this.replaying.get(client);
       if (held) held.push(sent);
+      else if (event.eventId !== undefined) this.writeShared(client, sent, text);
       else client.write(text);
     }
   }

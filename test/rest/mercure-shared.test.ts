@@ -9,12 +9,13 @@ import {
   tempDatabasePath,
   waitFor,
 } from '../helpers/app.js';
+import { type RedisDelayProxy, startRedisDelayProxy } from '../helpers/redis-delay-proxy.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
 
 /*
  * Issue 17: the Mercure hub in shared mode. Two instances on one database and one Redis; the history is
  * Redis's, so a client that reconnects to the other instance with `Last-Event-ID` gets exactly what it
- * missed.
+ * missed. A reaches Redis through a proxy that can hold back what its subscriber connection hears.
  */
 
 interface MercureEvent {
@@ -55,6 +56,7 @@ const isCompleted = (id: string) => (events: MercureEvent[]) =>
 
 describe('the Mercure hub in shared mode', () => {
   let redis: TestRedis;
+  let proxy: RedisDelayProxy;
   let database: { path: string; remove(): void };
   let a: TestServer;
   let b: TestServer;
@@ -64,9 +66,10 @@ describe('the Mercure hub in shared mode', () => {
 
   beforeAll(async () => {
     redis = await startTestRedis();
+    proxy = await startRedisDelayProxy(redis.url);
     database = tempDatabasePath();
     const env = { REDIS_URL: redis.url, SOURCE_LATENCY_SCALE: '0.05', MERCURE_HISTORY_SIZE: '50' };
-    a = await startTestServer({ databasePath: database.path, env });
+    a = await startTestServer({ databasePath: database.path, env: { ...env, REDIS_URL: proxy.url } });
     b = await startTestServer({ databasePath: database.path, env });
     tenant = await a.tenant();
     onB = new ApiClient(b.app.url).withToken(tenant.api.token ?? '');
@@ -79,6 +82,7 @@ describe('the Mercure hub in shared mode', () => {
   afterAll(async () => {
     await a?.close();
     await b?.close();
+    await proxy?.close();
     database?.remove();
     await redis?.stop();
   });
@@ -138,5 +142,37 @@ describe('the Mercure hub in shared mode', () => {
     stream.close();
     expect(stream.response.headers.get('last-event-id')).toBe('earliest');
     expect(stream.events[0]?.data.status).toBe('pending');
+  });
+
+  it('when events the replay sent reach the instance live only afterwards, then the client does not get them twice', async () => {
+    const watch = await openStream(`${b.app.url}/.well-known/mercure?${hubQuery}`);
+    const before = await onB.post('/availability-requests', [contractExampleBatch[0]]);
+    await waitFor(() => Promise.resolve(watch.events), isCompleted(before.body.data[0].id));
+    const lastSeen = watch.events.at(-1)?.id ?? '';
+
+    // A hears nothing live from here on, while B publishes a whole request's states to the history.
+    proxy.hold();
+    const missed = await onB.post('/availability-requests', [contractExampleBatch[0]]);
+    const missedId: string = missed.body.data[0].id;
+    await waitFor(() => Promise.resolve(watch.events), isCompleted(missedId));
+    const again = await openStream(`${a.app.url}/.well-known/mercure?${hubQuery}`, {
+      'last-event-id': lastSeen,
+    });
+    // Only the replay can have brought them: A's live events are held back.
+    await waitFor(() => Promise.resolve(again.events), isCompleted(missedId));
+    expect(proxy.heldBytes()).toBeGreaterThan(0);
+
+    // Now A hears them live, after the replay sent them; then a new request, live only.
+    proxy.release();
+    const after = await onB.post('/availability-requests', [contractExampleBatch[0]]);
+    const afterId: string = after.body.data[0].id;
+    await waitFor(() => Promise.resolve(watch.events), isCompleted(afterId));
+    await waitFor(() => Promise.resolve(again.events), isCompleted(afterId));
+    watch.close();
+    again.close();
+
+    const expected = watch.events.slice(watch.events.findIndex((event) => event.id === lastSeen) + 1);
+    expect(expected.filter((event) => event.data.id === missedId).length).toBeGreaterThan(2);
+    expect(again.events).toEqual(expected);
   });
 });
