@@ -1,4 +1,3 @@
-import { request as httpRequest } from 'node:http';
 import {
   type GraphQLObjectType,
   getIntrospectionQuery,
@@ -9,24 +8,24 @@ import {
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { MAX_BODY_BYTES } from '../../src/rest/http.js';
 import { schema } from '../../src/schema/index.js';
 import { graphqlLimits } from '../../src/server/graphql-limits.js';
 import { type Json, startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
-import { executeSql, recordStatements } from '../helpers/store.js';
+import {
+  admin,
+  countStatements,
+  customerWithProject,
+  deepRead,
+  refused,
+  tooDeepMessage,
+} from './graphql-limits-fixtures.js';
 
-const admin = ['instance_admin', 'connectivity_check'] as const;
-const { maxDepth, maxAliases, maxDirectives, maxTokens, maxCharacters, maxCost } = graphqlLimits;
-
-/**
- * A read `depth` fields deep, the `__typename` leaf included, down the schema's own cycle
- * `customer → projects → edges → node → customer → …`.
+/*
+ * The limits on a GraphQL document (src/server/graphql-limits.ts) outside production; production mode is in
+ * graphql-limits-production.test.ts, the body size in graphql-body-limit-http.test.ts.
  */
-function deepRead(depth: number): string {
-  const cycle = ['projects', 'edges', 'node', 'customer'];
-  const path = ['customer(id: $id)', ...Array.from({ length: depth - 2 }, (_, i) => cycle[i % cycle.length])];
-  return `${path.join(' { ')} { __typename }${' }'.repeat(path.length - 1)}`;
-}
+
+const { maxDepth, maxAliases, maxDirectives, maxTokens, maxCharacters, maxCost } = graphqlLimits;
 
 /** `count` aliased reads of one customer. */
 const aliasedReads = (count: number) =>
@@ -61,45 +60,10 @@ const fullPages = Object.values(schema.getQueryType()?.getFields() ?? {}).flatMa
   return [{ name: field.name, query: `{ ${field.name}(first: 100) { ${page} } }` }];
 });
 
-/**
- * Runs `act` and collects the SQL statements the service executes meanwhile: every resolver that reads
- * runs one, so no statement means no resolver ran.
- */
-async function countStatements<T>(
-  server: TestServer,
-  act: () => Promise<T>,
-): Promise<{ result: T; statements: number; sql: string[] }> {
-  const { result, sql } = await recordStatements(server.app.services.db, act);
-  return { result, statements: sql.length, sql };
-}
-
-/** A customer with one project, so that {@link deepRead} resolves all the way down. */
-async function customerWithProject(tenant: TestTenant): Promise<string> {
-  const created = await tenant.api.graphql(
-    'mutation ($input: CreateCustomerInput!) { createCustomer(input: $input) { customer { id } } }',
-    { input: { name: 'Deep B.V.' } },
-  );
-  const id: string = created.data.createCustomer.customer.id;
-  await tenant.api.graphql(
-    'mutation ($input: CreateProjectInput!) { createProject(input: $input) { project { id } } }',
-    { input: { customerId: id, name: 'Loop' } },
-  );
-  return id;
-}
-
-/** The depth refusal of a read one level past the limit; a fragment spread adds no level. */
-const tooDeepMessage = `Query depth limit of ${maxDepth} exceeded, found ${maxDepth + 1}.`;
-
 /** An error without the `http` hints Yoga drops from HTTP responses but not from WebSocket messages. */
 const asSeenOverHttp = ({ message, extensions: { http: _http, ...extensions } }: Json) => ({
   message,
   extensions,
-});
-
-/** A validation error as clients see it: a message and `GRAPHQL_VALIDATION_FAILED`. */
-const refused = (message: string | ReturnType<typeof expect.stringContaining>) => ({
-  message,
-  extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
 });
 
 describe('GraphQL limits', () => {
@@ -358,191 +322,5 @@ describe('GraphQL limits', () => {
     } finally {
       await client.dispose();
     }
-  });
-});
-
-describe('GraphQL in production mode', () => {
-  let server: TestServer;
-  let tenant: TestTenant;
-  let customerId: string;
-
-  beforeAll(async () => {
-    server = await startTestServer({ env: { NODE_ENV: 'production' }, startWorker: false });
-    tenant = await server.tenant({ roles: [...admin] });
-    customerId = await customerWithProject(tenant);
-  });
-  afterAll(() => server.close());
-
-  const read = (query: string, variables: Record<string, unknown> = {}) =>
-    countStatements(server, () => tenant.api.graphql(query, variables));
-  const introspectionDisabled = (field: string) =>
-    refused(
-      `GraphQL introspection has been disabled, but the requested query contained the field "${field}".`,
-    );
-
-  it('when the schema is introspected, then it is refused', async () => {
-    const { result, statements } = await read('{ __schema { types { name } } }');
-
-    expect(result).toEqual({
-      errors: [
-        { ...introspectionDisabled('__schema'), locations: [{ line: 1, column: 3 }] },
-        { ...introspectionDisabled('types'), locations: [{ line: 1, column: 14 }] },
-      ],
-    });
-    expect(statements).toBe(0);
-  });
-
-  it.each([
-    {
-      trick: 'hidden in a fragment named __schema',
-      query: 'query { ...__schema } fragment __schema on Query { __schema { queryType { name } } }',
-      fields: ['__schema', 'queryType'],
-    },
-    {
-      trick: 'hidden in a named fragment',
-      query:
-        'query { pricePlans { id } ...Types } fragment Types on Query { __type(name: "Query") { name } }',
-      fields: ['__type'],
-    },
-    {
-      trick: 'hidden in an inline fragment',
-      query: 'query { ... on Query { __type(name: "Customer") { fields { name } } } }',
-      fields: ['__type', 'fields'],
-    },
-  ])(
-    'when introspection is $trick, then it is refused before any resolver runs',
-    async ({ query, fields }) => {
-      const { result, statements } = await read(query);
-
-      expect(result.data).toBeUndefined();
-      expect(result.errors?.map(({ message, extensions }: Json) => ({ message, extensions }))).toEqual(
-        fields.map(introspectionDisabled),
-      );
-      expect(statements).toBe(0);
-    },
-  );
-
-  it('when a too-deep read is in a fragment named __schema, then the depth limit refuses it before any resolver runs', async () => {
-    const { result, statements } = await read(
-      `query ($id: ID!) { ...__schema } fragment __schema on Query { ${deepRead(maxDepth + 1)} }`,
-      { id: customerId },
-    );
-
-    expect(result).toEqual({ errors: [refused(tooDeepMessage)] });
-    expect(statements).toBe(0);
-  });
-
-  it('when __typename is asked without a token, then it answers', async () => {
-    const result = await server.anonymous.graphql('{ __typename }');
-
-    expect(result).toEqual({ data: { __typename: 'Query' } });
-  });
-
-  it('when storage fails unexpectedly, then the error is masked: no message, SQL or stack', async () => {
-    const { db } = server.app.services;
-    await executeSql(db, 'ALTER TABLE instance_products RENAME TO instance_products_away');
-    let response: Json;
-    try {
-      response = await tenant.api.request('POST', '/graphql', {
-        body: { query: '{ instanceProducts { id } }' },
-      });
-    } finally {
-      await executeSql(db, 'ALTER TABLE instance_products_away RENAME TO instance_products');
-    }
-
-    expect(response.body).toEqual({
-      data: null,
-      errors: [
-        {
-          message: 'Unexpected error.',
-          locations: [{ line: 1, column: 3 }],
-          path: ['instanceProducts'],
-          extensions: { code: 'INTERNAL_SERVER_ERROR' },
-        },
-      ],
-    });
-    expect(JSON.stringify(response.body)).not.toMatch(/instance_products|sqlite|stack|\.ts:/i);
-  });
-
-  it('when a browser asks for /graphql, then there is no GraphiQL', async () => {
-    const response = await fetch(`${server.app.url}/graphql`, { headers: { accept: 'text/html' } });
-    const body = await response.text();
-
-    expect(response.headers.get('content-type') ?? '').not.toContain('text/html');
-    expect(body).not.toMatch(/graphiql/i);
-  });
-
-  it('when operations are sent as a batch, then the batch is refused', async () => {
-    const response = await tenant.api.request('POST', '/graphql', {
-      body: [{ query: '{ __typename }' }, { query: '{ __typename }' }],
-    });
-
-    expect(response.body).toEqual({
-      errors: [{ message: 'Batching is not supported.', extensions: { code: 'BAD_REQUEST' } }],
-    });
-  });
-});
-
-describe('GraphQL request body size', () => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer({ startWorker: false });
-  });
-  afterAll(() => server.close());
-
-  /** A `{ __typename }` request padded with an unused variable to exactly `bytes` bytes of JSON. */
-  const paddedBody = (bytes: number) => {
-    const empty = JSON.stringify({ query: '{ __typename }', variables: { pad: '' } });
-    return JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(bytes - empty.length) } });
-  };
-  const post = (body: string) =>
-    fetch(`${server.app.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
-    });
-
-  it('when the body is exactly 1 MiB, then it runs; one byte more, then 413 before Yoga reads it', async () => {
-    const atLimit = await post(paddedBody(MAX_BODY_BYTES));
-    const over = await post(paddedBody(MAX_BODY_BYTES + 1));
-
-    expect(atLimit.status).toBe(200);
-    expect(await atLimit.json()).toEqual({ data: { __typename: 'Query' } });
-    expect(over.status).toBe(413);
-    expect(over.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(await over.json()).toEqual({
-      errors: [{ message: 'The body exceeds 1048576 bytes.', extensions: { code: 'BAD_REQUEST' } }],
-    });
-  });
-
-  it('when the body is chunked without a Content-Length, then 411', async () => {
-    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const request = httpRequest(`${server.app.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
-      });
-      request.on('response', (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
-      });
-      request.on('error', reject);
-      request.write('{"query":');
-      request.end('"{ __typename }"}');
-    });
-
-    expect(status).toBe(411);
-    expect(JSON.parse(body)).toEqual({
-      errors: [
-        {
-          message: 'Send the GraphQL request with a Content-Length header.',
-          extensions: { code: 'BAD_REQUEST' },
-        },
-      ],
-    });
   });
 });

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import type {
   AddressRow,
   AvailabilityRequestRow,
@@ -11,13 +12,15 @@ import {
   type SonataSeller,
   type SonataSellerMode,
   sonataProductOfferings,
+  startSonataSeller,
 } from '../../../../src/gathering/simulator/sonata/server.js';
 import { demoCatalogPath, readCatalogFile } from '../../../../src/gathering/sources/catalog-file.js';
 import type { SonataSourceSettings } from '../../../../src/gathering/sources/mef-sonata/settings.js';
+import { createMefSonataSource } from '../../../../src/gathering/sources/mef-sonata/source.js';
 import type { PolicySettings } from '../../../../src/gathering/sources/policies.js';
 import type { SourceOffer, SourceQuery } from '../../../../src/gathering/sources/types.js';
 import { newId } from '../../../../src/ids.js';
-import type { SonataValidator } from '../../../helpers/sonata-openapi.js';
+import { type SonataValidator, sonataValidator } from '../../../helpers/sonata-openapi.js';
 
 /** The NL demo catalogue the simulated sellers sell from. */
 export const catalog = readCatalogFile(demoCatalogPath);
@@ -292,4 +295,75 @@ export function json(
 ): void {
   res.writeHead(status, { 'content-type': 'application/json;charset=utf-8', ...headers });
   res.end(JSON.stringify(body));
+}
+
+/** What a failure looks like once the adapter gave up (final: never retried by the engine). */
+export function failure(code: string, message: string | RegExp) {
+  return expect.objectContaining({
+    name: 'SourceError',
+    code,
+    message: typeof message === 'string' ? message : expect.stringMatching(message),
+    retryable: false,
+  });
+}
+
+/*
+ * The simulator's seller, one per test on a fixed clock, for the tests of docs/mef-sonata-mapping.md row by
+ * row (requests.test.ts, requests-candidates.test.ts, offers.test.ts). `seller` and `now` are replaced
+ * before each test; the files that import them always see the current ones.
+ */
+
+/** The running test's seller (see {@link simulatedSellerPerTest}). */
+export let seller: SonataSeller;
+/** A fixed clock, so the completion dates (now + timeoutMs) are exact. */
+export let now: Date;
+
+/**
+ * Starts a fresh {@link seller} and sets {@link now} before each test of the calling file; after each, checks
+ * all the seller exchanged against the MEF documents and stops it.
+ */
+export function simulatedSellerPerTest(): void {
+  let validator: SonataValidator;
+  beforeAll(async () => {
+    validator = await sonataValidator();
+  });
+  beforeEach(async () => {
+    seller = await startSonataSeller({ behaviour: { stepMs: 10 } });
+    now = new Date(Math.floor(Date.now() / 1000) * 1000);
+  });
+  afterEach(async () => {
+    await seller.settled();
+    expect(sonataProblems(validator, seller)).toEqual([]);
+    await seller.stop();
+  });
+}
+
+/** The adapter on the fixed clock {@link now}, for `settings`. */
+export function adapterFor(settings: SonataSourceSettings) {
+  return createMefSonataSource({ now: () => now, settingsOf: () => settings, policy: fastPolicy });
+}
+
+/** The request bodies the seller received, by API. */
+export function sent(api: 'poq' | 'quote'): unknown[] {
+  const resource = api === 'poq' ? '/productOfferingQualification' : '/quote';
+  return seller.exchanges
+    .filter((exchange) => exchange.method === 'POST' && exchange.path.endsWith(resource))
+    .map((exchange) => exchange.requestBody);
+}
+
+const BIA = 'urn:mef:lso:spec:cantata-sonata:basic-internet-access:v1.0.0:all';
+
+/** P9–P13: the Basic Internet Access configuration of one bandwidth (kbps) and connection type. */
+export function configuration(downloadKbps: number, uploadKbps: number, connection: 'DIA' | 'SHARED') {
+  const envelope = (kbps: number) => {
+    const maxIr = { irValue: kbps / 1000, irUnits: 'MBPS' };
+    return [{ cir: connection === 'DIA' ? maxIr : { irValue: 0, irUnits: 'MBPS' }, maxIr }];
+  };
+  return {
+    '@type': BIA,
+    ipvc: { ipvcEndPoint: {} },
+    ipUni: {},
+    ipUniAccessLink: { egressBwpEnvelope: envelope(downloadKbps), ingressBwpEnvelope: envelope(uploadKbps) },
+    ipUniAccessLinkTrunk: {},
+  };
 }
