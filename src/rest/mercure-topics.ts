@@ -1,4 +1,9 @@
 import { UriTemplateMatcher } from 'uri-template-matcher';
+import { AppError } from '../errors.js';
+
+/** `topic` parameters one subscription may give, and the length of each: bounds on the matching work. */
+export const MAX_TOPICS = 20;
+export const MAX_TOPIC_LENGTH = 1024;
 
 /**
  * A compiled Mercure topic selector: whether a topic matches it. By the Mercure spec, "Topic Selectors":
@@ -33,4 +38,28 @@ export function matchesAny(selectors: readonly TopicSelector[], topic: string): 
  */
 export function isPatternSelector(selector: string): boolean {
   return selector === '*' || selector.includes('{');
+}
+
+/**
+ * The compiled `topic` selectors of a subscription URL.
+ *
+ * @throws {AppError} `VALIDATION` for none, more than {@link MAX_TOPICS}, or one longer than
+ *   {@link MAX_TOPIC_LENGTH} characters.
+ */
+export function topicSelectors(url: URL): TopicSelector[] {
+  const topics = url.searchParams.getAll('topic');
+  if (topics.length === 0 || topics.length > MAX_TOPICS) {
+    throw new AppError(
+      'VALIDATION',
+      `Give 1 to ${MAX_TOPICS} topic selectors, such as <instance_id>/availability_request.`,
+      [{ path: '/topic', message: `between 1 and ${MAX_TOPICS} topic parameters are required` }],
+    );
+  }
+  const tooLong = topics.findIndex((topic) => topic.length > MAX_TOPIC_LENGTH);
+  if (tooLong >= 0) {
+    throw new AppError('VALIDATION', 'A topic selector is too long.', [
+      { path: `/topic/${tooLong}`, message: `at most ${MAX_TOPIC_LENGTH} characters` },
+    ]);
+  }
+  return topics.map(compileTopicSelector);
 }

@@ -13,7 +13,13 @@ import {
   instanceOfTopic,
 } from '../resolvers/event-stream-token.js';
 import { availabilityRequestDocument } from './documents.js';
-import { compileTopicSelector, isPatternSelector, matchesAny, type TopicSelector } from './mercure-topics.js';
+import {
+  compileTopicSelector,
+  isPatternSelector,
+  matchesAny,
+  type TopicSelector,
+  topicSelectors,
+} from './mercure-topics.js';
 import { sendProblem } from './router.js';
 
 /**
@@ -42,9 +48,6 @@ interface InstanceStream {
 
 /** The reserved last event id that asks for the whole kept history (Mercure spec, "Reconciliation"). */
 const EARLIEST = 'earliest';
-/** `topic` parameters one subscription may give, and the length of each: bounds on the matching work. */
-const MAX_TOPICS = 20;
-const MAX_TOPIC_LENGTH = 1024;
 /** Longest timer Node keeps (about 24.8 days); a token living longer is not timed out. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -100,9 +103,9 @@ export class MercureHub {
 
   /**
    * Serves one subscriber. Answers problem+json and sends no event: 405 for a method other than GET;
-   * 422 for no `topic`, more than {@link MAX_TOPICS} or one longer than {@link MAX_TOPIC_LENGTH}; 401 for a
-   * missing, expired, badly signed or `alg: none` token; 403 when the token grants none of the topics the
-   * selectors match (Mercure spec, "Authorization").
+   * 422 for no `topic`, or more or longer ones than {@link topicSelectors} takes; 401 for a missing,
+   * expired, badly signed or `alg: none` token; 403 when the token grants none of the topics the selectors
+   * match (Mercure spec, "Authorization").
    */
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     try {
@@ -356,30 +359,6 @@ function sharedEvent(entryId: string, record: AvailabilityRequestEvent['record']
 function lastEventIdOf(req: IncomingMessage, url: URL): string | null {
   const header = req.headers['last-event-id'];
   return typeof header === 'string' ? header : url.searchParams.get('lastEventID');
-}
-
-/**
- * The compiled `topic` selectors of a subscription URL.
- *
- * @throws {AppError} `VALIDATION` for none, more than {@link MAX_TOPICS}, or one longer than
- *   {@link MAX_TOPIC_LENGTH} characters.
- */
-function topicSelectors(url: URL): TopicSelector[] {
-  const topics = url.searchParams.getAll('topic');
-  if (topics.length === 0 || topics.length > MAX_TOPICS) {
-    throw new AppError(
-      'VALIDATION',
-      `Give 1 to ${MAX_TOPICS} topic selectors, such as <instance_id>/availability_request.`,
-      [{ path: '/topic', message: `between 1 and ${MAX_TOPICS} topic parameters are required` }],
-    );
-  }
-  const tooLong = topics.findIndex((topic) => topic.length > MAX_TOPIC_LENGTH);
-  if (tooLong >= 0) {
-    throw new AppError('VALIDATION', 'A topic selector is too long.', [
-      { path: `/topic/${tooLong}`, message: `at most ${MAX_TOPIC_LENGTH} characters` },
-    ]);
-  }
-  return topics.map(compileTopicSelector);
 }
 
 /**

@@ -1,76 +1,28 @@
-import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { EventSource } from 'eventsource';
-import { decodeJwt, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   contractExampleBatch,
-  type Json,
   startTestServer,
   type TestServer,
   type TestTenant,
   waitFor,
 } from '../helpers/app.js';
+import { hubUrl, type MercureEvent, openStream, sseJwtOf, topicOf } from './mercure-fixtures.js';
 
-/** One Mercure event as a subscriber sees it: its id and its parsed `data`. */
-interface MercureEvent {
-  id: string;
-  data: Json;
-}
+/*
+ * How the hub delivers: events as list records, replay by Last-Event-ID, keep-alive on an idle stream, one
+ * instance's events kept from another, and no connection left behind.
+ */
 
 const statusRank: Record<string, number> = { pending: 0, in_progress: 1, completed: 2 };
 /** The demo catalogue has 7 sources at 1016XA: progress moves in sevenths, as two-decimal strings. */
 const sevenths = Array.from({ length: 8 }, (_, k) => (Math.round((k * 10_000) / 7) / 100).toFixed(2));
 
-const topicOf = (tenant: TestTenant) => `${tenant.instanceId}/availability_request`;
-
-function hubUrl(server: TestServer, query: Record<string, string>): string {
-  return `${server.app.url}/.well-known/mercure?${new URLSearchParams(query)}`;
-}
-
-async function sseJwtOf(tenant: TestTenant): Promise<string> {
-  const list = await tenant.api.get('/availability-requests');
-  expect(list.status).toBe(200);
-  return list.body.sse_jwt;
-}
-
 async function createRequest(tenant: TestTenant): Promise<string> {
   const created = await tenant.api.post('/availability-requests', [contractExampleBatch[0]]);
   expect(created.status).toBe(201);
   return created.body.data[0].id;
-}
-
-/**
- * Opens an event stream with fetch and parses it as it arrives: events (`id:` and `data:` lines) and
- * comments (`: text`). `ended` tells how the body ended: `done`, or the read error's message.
- */
-async function openStream(url: string, headers: Record<string, string> = {}) {
-  const controller = new AbortController();
-  const response = await fetch(url, { headers, signal: controller.signal });
-  const events: MercureEvent[] = [];
-  const comments: string[] = [];
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const ended = (async () => {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return 'done';
-      buffer += decoder.decode(value, { stream: true });
-      let end = buffer.indexOf('\n\n');
-      while (end >= 0) {
-        const lines = buffer.slice(0, end).split('\n');
-        buffer = buffer.slice(end + 2);
-        for (const line of lines.filter((l) => l.startsWith(':'))) comments.push(line.slice(1).trim());
-        const field = (name: string) =>
-          lines.filter((line) => line.startsWith(`${name}: `)).map((line) => line.slice(name.length + 2));
-        const data = field('data');
-        if (data.length > 0) events.push({ id: field('id')[0] ?? '', data: JSON.parse(data.join('\n')) });
-        end = buffer.indexOf('\n\n');
-      }
-    }
-  })().catch((error: Error) => error.message);
-  return { response, events, comments, ended, close: () => controller.abort() };
 }
 
 /** An `EventSource` whose requests go through `fetch` with extra headers (Bearer token, cookie). */
@@ -90,30 +42,6 @@ async function openEventSource(url: string, headers: Record<string, string> = {}
 
 const isCompleted = (id: string) => (events: MercureEvent[]) =>
   events.some((event) => event.data.id === id && event.data.status === 'completed');
-
-/** A 401 problem+json (RFC 9457) with the given detail: the answer that sends no event. */
-/** A 403 problem+json: a valid token that grants none of the topics the selectors match (Mercure spec, "Authorization"). */
-function expectForbidden(response: Response, body: Json): void {
-  expect(response.status).toBe(403);
-  expect(response.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
-  expect(body).toEqual({
-    type: 'urn:connectivity-gateway:problem:forbidden',
-    title: 'Forbidden',
-    status: 403,
-    detail: 'The token grants none of the topics the selectors match.',
-  });
-}
-
-function expectUnauthorised(response: Response, body: Json, detail: string): void {
-  expect(response.status).toBe(401);
-  expect(response.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
-  expect(body).toEqual({
-    type: 'urn:connectivity-gateway:problem:unauthenticated',
-    title: 'Authentication required',
-    status: 401,
-    detail,
-  });
-}
 
 describe('Mercure event stream', () => {
   let server: TestServer;
@@ -230,88 +158,6 @@ describe('Mercure event stream', () => {
     await waitFor(connections, (count) => count === 0);
   });
 
-  describe('when the token is missing or invalid, then 401 problem+json; when it grants none of the topics, then 403; and no stream', () => {
-    const attempt = async (query: Record<string, string>, headers: Record<string, string> = {}) => {
-      const response = await fetch(hubUrl(server, query), { headers });
-      const body = await response.json();
-      expect(server.app.mercure.connectionCount).toBe(0);
-      return { response, body };
-    };
-    const invalid = 'The event-stream token is invalid or expired.';
-    const base64url = (text: string) => Buffer.from(text).toString('base64url');
-
-    it('without a token', async () => {
-      const { response, body } = await attempt({ topic: topicOf(tenantA) });
-      expectUnauthorised(
-        response,
-        body,
-        'Send the sse_jwt as a Bearer token, authorization parameter or cookie.',
-      );
-    });
-
-    it('with another instance’s sse_jwt', async () => {
-      const { response, body } = await attempt({
-        topic: topicOf(tenantA),
-        authorization: await sseJwtOf(tenantB),
-      });
-      expectForbidden(response, body);
-    });
-
-    it('with a token signed by another key', async () => {
-      const forged = await new SignJWT({ mercure: { publish: [], subscribe: [topicOf(tenantA)] } })
-        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-        .setIssuedAt()
-        .setExpirationTime('10m')
-        .sign(randomBytes(32));
-      const { response, body } = await attempt(
-        { topic: topicOf(tenantA) },
-        { authorization: `Bearer ${forged}` },
-      );
-      expectUnauthorised(response, body, invalid);
-    });
-
-    it('with alg: none and the real payload', async () => {
-      const payload = (await sseJwtOf(tenantA)).split('.')[1];
-      const unsigned = `${base64url('{"alg":"none"}')}.${payload}.`;
-      const { response, body } = await attempt({ topic: topicOf(tenantA), authorization: unsigned });
-      expectUnauthorised(response, body, invalid);
-    });
-
-    it('with a topic that is not an availability_request topic', async () => {
-      const jwt = await sseJwtOf(tenantA);
-      for (const topic of [`${tenantA.instanceId}/quotes`, `${topicOf(tenantA)}/x`, tenantA.instanceId]) {
-        const { response, body } = await attempt({ topic, authorization: jwt });
-        expectForbidden(response, body);
-      }
-    });
-  });
-
-  it('when no topic is given, then 422; when POSTed, then 405 with Allow: GET', async () => {
-    const jwt = await sseJwtOf(tenantA);
-
-    const noTopic = await fetch(hubUrl(server, { authorization: jwt }));
-    const posted = await fetch(hubUrl(server, { topic: topicOf(tenantA), authorization: jwt }), {
-      method: 'POST',
-    });
-
-    expect(noTopic.status).toBe(422);
-    expect(await noTopic.json()).toEqual({
-      type: 'urn:connectivity-gateway:problem:validation',
-      title: 'Invalid input',
-      status: 422,
-      detail: 'Give 1 to 20 topic selectors, such as <instance_id>/availability_request.',
-      errors: [{ path: '/topic', message: 'between 1 and 20 topic parameters are required' }],
-    });
-    expect(posted.status).toBe(405);
-    expect(posted.headers.get('allow')).toBe('GET');
-    expect(await posted.json()).toEqual({
-      type: 'urn:connectivity-gateway:problem:method-not-allowed',
-      title: 'Method not allowed',
-      status: 405,
-      detail: 'Subscribe with GET.',
-    });
-  });
-
   it('when instance A gathers, then B’s stream receives nothing', async () => {
     const streamA = await openStream(
       hubUrl(server, { topic: topicOf(tenantA), authorization: await sseJwtOf(tenantA) }),
@@ -379,68 +225,5 @@ describe('Mercure event stream', () => {
     sentinel.close();
 
     await waitFor(connections, (count) => count === 0);
-  });
-});
-
-describe('Mercure event stream: token expiry and shutdown', () => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer({ env: { SOURCE_LATENCY_SCALE: '0.05' } });
-  });
-  afterAll(() => server.close());
-
-  it('when the list is read again within a minute, then the same sse_jwt; a minute later, a newly issued one', async () => {
-    const tenant = await server.tenant();
-    // Frozen: on the wall clock the seconds of `iat` could tick between the reads.
-    server.clock.freeze();
-    let first: string;
-    let again: string;
-    let renewed: string;
-    try {
-      first = await sseJwtOf(tenant);
-      server.clock.advance(59 * 1000);
-      again = await sseJwtOf(tenant);
-      server.clock.advance(1000);
-      renewed = await sseJwtOf(tenant);
-    } finally {
-      // The later tests of this file read the wall clock again, even when a read above failed.
-      server.clock.thaw();
-    }
-
-    expect(again).toBe(first);
-    expect(renewed).not.toBe(first);
-    const issued = decodeJwt(first);
-    expect(decodeJwt(renewed)).toEqual({
-      iat: (issued.iat as number) + 60,
-      exp: (issued.iat as number) + 60 + 600,
-      mercure: { publish: [], subscribe: [topicOf(tenant)] },
-    });
-  });
-
-  it('when the sse_jwt is older than 10 minutes, then 401 problem+json and no stream', async () => {
-    const tenant = await server.tenant();
-    const jwt = await sseJwtOf(tenant);
-    server.clock.advance(11 * 60 * 1000);
-
-    const response = await fetch(hubUrl(server, { topic: topicOf(tenant), authorization: jwt }));
-
-    expectUnauthorised(response, await response.json(), 'The event-stream token is invalid or expired.');
-    expect(server.app.mercure.connectionCount).toBe(0);
-  });
-
-  it('when app.stop() runs with open streams, then every reader sees the end', async () => {
-    const tenant = await server.tenant();
-    const url = hubUrl(server, { topic: topicOf(tenant), authorization: await sseJwtOf(tenant) });
-    const streams = [await openStream(url), await openStream(url)];
-    await waitFor(
-      () => Promise.resolve(server.app.mercure.connectionCount),
-      (count) => count === 2,
-    );
-
-    await server.app.stop();
-
-    expect(await Promise.all(streams.map((stream) => stream.ended))).toEqual(['done', 'done']);
-    expect(server.app.mercure.connectionCount).toBe(0);
   });
 });

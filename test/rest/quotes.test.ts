@@ -1,30 +1,18 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoInstanceProductsPath } from '../../src/resolvers/instance-products.js';
-import { type Json, startTestServer, type TestServer, type TestTenant, waitFor } from '../helpers/app.js';
-import { countStoredRows } from '../helpers/store.js';
+import { type Json, startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
+import {
+  catalogue,
+  customerId,
+  invalid,
+  notCreated,
+  problemType,
+  quoteSetting,
+  rowCounts,
+} from './quotes-fixtures.js';
 
-const problemType = 'application/problem+json; charset=utf-8';
-const unknownId = (prefix: string) => `${prefix}_01m81c3718e04ss8zkx0k227dm`;
+/* Creating quotes and adding products to them: their lines, numbers, currency and exact totals. */
+
 const cents = (amount: number) => Math.round(amount * 100);
-
-/** Gathers offers for Lijnbaansgracht 206 and answers the first product, as `GET /availability-requests/{id}` shows it. */
-async function gatherProduct(tenant: TestTenant): Promise<Json> {
-  const address = { country_code: 'NL', postal_code: '1016XA', house_number: '206' };
-  const created = await tenant.api.post('/availability-requests', [{ address }]);
-  const done = await waitFor(
-    () => tenant.api.get(`/availability-requests/${created.body.data[0].id}`),
-    (response) => response.body.data.status === 'completed',
-  );
-  return done.body.data.products[0];
-}
-
-async function customerId(tenant: TestTenant, body: Record<string, unknown> = { name: 'ACME Telecom' }) {
-  return (await tenant.api.post('/customers', body)).body.data.id as string;
-}
-
-const catalogue = async (tenant: TestTenant, path: string): Promise<Json[]> =>
-  (await tenant.api.get(path)).body.data;
 
 /** A bandwidth in kbps as a line name shows it (`10000` → `10 Mbit/s`). */
 const speed = (kbps: number) =>
@@ -60,16 +48,6 @@ function requestLine(product: Json) {
   return line(product, 'availability_request_product', name, product);
 }
 
-/** The 422 problem document. */
-const invalid = (detail: string, errors: { path: string; message: string }[]) => ({
-  type: 'urn:connectivity-gateway:problem:validation',
-  title: 'Invalid input',
-  status: 422,
-  detail,
-  errors,
-});
-const notCreated = 'The quote is invalid; nothing was created.';
-
 /** Today's UTC date plus `days`, as `YYYY-MM-DD`. */
 function utcDatePlus(now: Date, days: number): string {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
@@ -79,11 +57,6 @@ function utcDatePlus(now: Date, days: number): string {
 /** Sums line prices in cents, as the quote must, and answers euros. */
 const total = (lines: { mrc: number; nrc: number }[], key: 'mrc' | 'nrc') =>
   lines.reduce((sum, line) => sum + cents(line[key]), 0) / 100;
-
-const rowCounts = async (server: TestServer, instanceId: string) => ({
-  quotes: await countStoredRows(server.app.services.db, 'quotes', { instanceId }),
-  lines: await countStoredRows(server.app.services.db, 'quoteLines', { instanceId }),
-});
 
 /** The contract's "Quote" fields, in the table's order. */
 const quoteKeys =
@@ -100,27 +73,13 @@ afterAll(() => server.close());
 
 describe('POST /quotes', () => {
   let tenant: TestTenant;
-  let other: TestTenant;
   let gathered: Json;
-  let foreignGathered: Json;
   let items: Json[];
   let mandatory: Json[];
   let customer: string;
-  let foreignCustomer: string;
-  let foreignItem: Json;
-  let foreignQuote: string;
 
   beforeAll(async () => {
-    tenant = await server.tenant({ code: 'QTA' });
-    other = await server.tenant({ code: 'QTB' });
-    [gathered, foreignGathered] = await Promise.all([gatherProduct(tenant), gatherProduct(other)]);
-    items = await catalogue(tenant, '/instance-products');
-    mandatory = await catalogue(tenant, '/mandatory-products');
-    customer = await customerId(tenant);
-    foreignCustomer = await customerId(other, { name: 'Foreign B.V.' });
-    [foreignItem] = await catalogue(other, '/instance-products');
-    foreignQuote = (await other.api.post('/quotes', { name: 'Theirs', customer_id: foreignCustomer })).body
-      .data.id;
+    ({ tenant, gathered, items, mandatory, customer } = await quoteSetting(server));
   });
 
   it('when a quote names 1 gathered and 3 instance products, then 201 with them, the 2 mandatory ones and exact totals', async () => {
@@ -287,142 +246,5 @@ describe('POST /quotes', () => {
     expect(readded).toMatchObject({ status: 200, body: old.body });
     expect(fresh.body.data.products[0]).toEqual(catalogueLine({ ...subnet, mrc: 999.99 }));
     expect(fresh.body.data).toMatchObject({ total_products: 3, total_mrc: 1004.94, total_nrc: 49.5 });
-  });
-
-  const missing = 'Invalid input: expected string, received undefined';
-  const gone = (what: string) => `${what} was not found`;
-  it.each<[string, () => Record<string, unknown>, string, string]>([
-    ['an unknown customer', () => ({ customer_id: unknownId('cus') }), '/customer_id', gone('customer')],
-    [
-      'another instance’s customer',
-      () => ({ customer_id: foreignCustomer }),
-      '/customer_id',
-      gone('customer'),
-    ],
-    [
-      'an unknown instance product',
-      () => ({ instance_product_ids: [items[0].id, unknownId('ipr')] }),
-      '/instance_product_ids/1',
-      gone('instance product'),
-    ],
-    [
-      'another instance’s instance product',
-      () => ({ instance_product_ids: [foreignItem.id] }),
-      '/instance_product_ids/0',
-      gone('instance product'),
-    ],
-    [
-      'another instance’s gathered product',
-      () => ({ availability_request_product_ids: [gathered.id, foreignGathered.id] }),
-      '/availability_request_product_ids/1',
-      gone('availability-request product'),
-    ],
-    [
-      'a mandatory product as an instance product',
-      () => ({ instance_product_ids: [mandatory[0].id] }),
-      '/instance_product_ids/0',
-      gone('instance product'),
-    ],
-    [
-      'an instance product as a mandatory product',
-      () => ({ mandatory_product_ids: [items[0].id] }),
-      '/mandatory_product_ids/0',
-      gone('mandatory product'),
-    ],
-    ['no name', () => ({ name: undefined }), '/name', missing],
-    ['no customer_id', () => ({ customer_id: undefined }), '/customer_id', missing],
-    ['an unknown field', () => ({ foo: 'bar' }), '/foo', 'is not a known field'],
-  ])(
-    'when the body has %s, then 422 naming it and nothing is written',
-    async (_name, change, path, message) => {
-      const before = await rowCounts(server, tenant.instanceId);
-
-      const response = await tenant.api.post('/quotes', { name: 'Bad', customer_id: customer, ...change() });
-
-      expect(response.status).toBe(422);
-      expect(response.headers.get('content-type')).toBe(problemType);
-      expect(response.body).toEqual(invalid(notCreated, [{ path, message }]));
-      expect(await rowCounts(server, tenant.instanceId)).toEqual(before);
-    },
-  );
-
-  it('when products from another instance are added later, then 422 and the quote is unchanged', async () => {
-    const created = (await tenant.api.post('/quotes', { name: 'Guarded', customer_id: customer })).body.data;
-
-    const response = await tenant.api.post(`/quotes/${created.id}/products`, {
-      instance_product_ids: [items[2].id],
-      availability_request_product_ids: [foreignGathered.id],
-    });
-
-    expect(response.status).toBe(422);
-    expect(response.body).toEqual(
-      invalid('The products are invalid; none was added.', [
-        {
-          path: '/availability_request_product_ids/0',
-          message: 'availability-request product was not found',
-        },
-      ]),
-    );
-    expect((await tenant.api.get(`/quotes/${created.id}`)).body.data).toEqual(created);
-  });
-
-  it.each([
-    ['reading another instance’s quote', 'GET', () => foreignQuote],
-    ['reading an unknown quote', 'GET', () => unknownId('quo')],
-    ['adding to another instance’s quote', 'POST', () => foreignQuote],
-    ['adding to an unknown quote', 'POST', () => unknownId('quo')],
-  ])('when %s, then 404 problem+json and nothing changes', async (_name, method, quoteId) => {
-    const id = quoteId();
-    const theirs = await rowCounts(server, other.instanceId);
-
-    const response =
-      method === 'GET'
-        ? await tenant.api.get(`/quotes/${id}`)
-        : await tenant.api.post(`/quotes/${id}/products`, { instance_product_ids: [items[0].id] });
-
-    expect(response.status).toBe(404);
-    expect(response.headers.get('content-type')).toBe(problemType);
-    expect(response.body).toEqual({
-      type: 'urn:connectivity-gateway:problem:not-found',
-      title: 'Not found',
-      status: 404,
-      detail: `Quote "${id}" was not found.`,
-    });
-    expect(await rowCounts(server, other.instanceId)).toEqual(theirs);
-  });
-});
-
-describe('GET /instance-products and GET /mandatory-products', () => {
-  /** The demo file's items of one kind, as the list must show them: prices in euros, sorted by name. */
-  function demoItems(mandatory: boolean) {
-    const file = JSON.parse(readFileSync(demoInstanceProductsPath, 'utf8'));
-    return file.products
-      .filter((item: Json) => item.mandatory === mandatory)
-      .sort((a: Json, b: Json) => (a.name < b.name ? -1 : 1))
-      .map((item: Json) => ({
-        id: expect.stringMatching(mandatory ? /^mpr_[0-9a-z]{26}$/ : /^ipr_[0-9a-z]{26}$/),
-        name: item.name,
-        description: item.description,
-        mrc: item.mrc / 100,
-        nrc: item.nrc / 100,
-        currency: 'EUR',
-        _document_type: mandatory ? 'mandatory_product' : 'instance_product',
-      }));
-  }
-
-  it('when the instance has the demo items, then both lists show them exactly, sorted by name', async () => {
-    const tenant = await server.tenant();
-
-    const products = await tenant.api.get('/instance-products');
-    const required = await tenant.api.get('/mandatory-products');
-
-    expect(products.status).toBe(200);
-    expect(products.body).toEqual({ data: demoItems(false) });
-    expect(products.body.data.map((item: Json) => item.name).slice(0, 2)).toEqual([
-      'Fixed IPv4 subnet /29',
-      'Managed Wi-Fi access point',
-    ]);
-    expect(required.status).toBe(200);
-    expect(required.body).toEqual({ data: demoItems(true) });
   });
 });
