@@ -9,17 +9,9 @@ import {
   openCatalogStores,
   T0,
 } from './catalog-fixtures.js';
+import { ids } from './sequential-ids.js';
 
-// Deterministic, ascending ids (reset before each twin call), so both stores' results compare equal.
-const ids = vi.hoisted(() => ({ next: 0 }));
-vi.mock('../../../src/ids.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../../src/ids.js')>();
-  return {
-    ...original,
-    newId: (kind: keyof typeof original.idPrefixes) =>
-      `${original.idPrefixes[kind]}_${String(++ids.next).padStart(6, '0')}`,
-  };
-});
+vi.mock('../../../src/ids.js', () => import('./sequential-ids.js'));
 
 describe('the catalogue on PostgreSQL', () => {
   let stores: CatalogStores;

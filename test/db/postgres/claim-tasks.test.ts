@@ -4,6 +4,7 @@ import * as pgQueries from '../../../src/db/postgres/queries/index.js';
 import * as pgSchema from '../../../src/db/postgres/schema/index.js';
 import type { SqliteDb } from '../../../src/db/sqlite/client.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
+import { ids } from './sequential-ids.js';
 import {
   address,
   at,
@@ -18,16 +19,7 @@ import {
   task,
 } from './task-fixtures.js';
 
-// Deterministic, ascending ids (reset before each twin call), so both stores' results compare equal.
-const ids = vi.hoisted(() => ({ next: 0 }));
-vi.mock('../../../src/ids.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../../src/ids.js')>();
-  return {
-    ...original,
-    newId: (kind: keyof typeof original.idPrefixes) =>
-      `${original.idPrefixes[kind]}_${String(++ids.next).padStart(6, '0')}`,
-  };
-});
+vi.mock('../../../src/ids.js', () => import('./sequential-ids.js'));
 
 describe('claiming gathering tasks on PostgreSQL, call for call as on SQLite', () => {
   // The sources only: the test adds the requests and tasks it claims from.

@@ -3,16 +3,7 @@ import type { PostgresDb } from '../../../src/db/postgres/client.js';
 import * as pgQueries from '../../../src/db/postgres/queries/index.js';
 import { at, openSeeded, product, request, requestState, source, task, taskRow } from './task-fixtures.js';
 
-// Deterministic, ascending ids (reset before each twin call), so both stores' results compare equal.
-const ids = vi.hoisted(() => ({ next: 0 }));
-vi.mock('../../../src/ids.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../../src/ids.js')>();
-  return {
-    ...original,
-    newId: (kind: keyof typeof original.idPrefixes) =>
-      `${original.idPrefixes[kind]}_${String(++ids.next).padStart(6, '0')}`,
-  };
-});
+vi.mock('../../../src/ids.js', () => import('./sequential-ids.js'));
 
 describe('completing gathering tasks on PostgreSQL under concurrent workers', () => {
   it('when a lease expires, then another owner reclaims the task and the first owner’s late completion is refused', async () => {

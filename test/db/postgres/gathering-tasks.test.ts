@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PostgresDb } from '../../../src/db/postgres/client.js';
+import { ids } from './sequential-ids.js';
 import {
   at,
   changed,
@@ -17,16 +18,7 @@ import {
   taskRow,
 } from './task-fixtures.js';
 
-// Deterministic, ascending ids (reset before each twin call), so both stores' results compare equal.
-const ids = vi.hoisted(() => ({ next: 0 }));
-vi.mock('../../../src/ids.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../../src/ids.js')>();
-  return {
-    ...original,
-    newId: (kind: keyof typeof original.idPrefixes) =>
-      `${original.idPrefixes[kind]}_${String(++ids.next).padStart(6, '0')}`,
-  };
-});
+vi.mock('../../../src/ids.js', () => import('./sequential-ids.js'));
 
 describe('gathering tasks on PostgreSQL, call for call as on SQLite', () => {
   // Request ids whose byte order (`Y` < `x`) differs from a linguistic one, inserted in that order (SQLite
