@@ -2,8 +2,8 @@ import { UriTemplateMatcher } from 'uri-template-matcher';
 import { AppError } from '../errors.js';
 
 /** `topic` parameters one subscription may give, and the length of each: bounds on the matching work. */
-export const MAX_TOPICS = 20;
-export const MAX_TOPIC_LENGTH = 1024;
+const MAX_TOPICS = 20;
+const MAX_TOPIC_LENGTH = 1024;
 
 /**
  * A compiled Mercure topic selector: whether a topic matches it. By the Mercure spec, "Topic Selectors":
