@@ -15,7 +15,10 @@ export interface SourceOutcome {
   productCount: number;
 }
 
-/** Per-source outcomes of several requests' gathering tasks, in one query (for batch loading). */
+/**
+ * Per-source outcomes of several requests' gathering tasks, in one query (for batch loading): by network,
+ * then source name, ties by request and source id (as the PostgreSQL store orders them, bytewise).
+ */
 export async function listSourceOutcomes(
   db: SqliteDb,
   instanceId: string,
@@ -38,7 +41,7 @@ export async function listSourceOutcomes(
     .from(t)
     .innerJoin(sources, eq(sources.id, t.sourceId))
     .where(and(eq(t.instanceId, instanceId), inArray(t.availabilityRequestId, [...requestIds])))
-    .orderBy(asc(sources.network), asc(sources.name))
+    .orderBy(asc(sources.network), asc(sources.name), asc(t.availabilityRequestId), asc(t.sourceId))
     .all();
 }
 
