@@ -1,10 +1,9 @@
-import { type Client, createClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { createApplication, createInstance } from '../../src/resolvers/operator.js';
 import { createServices } from '../../src/server/services.js';
 import { startTestRedis } from '../../test/helpers/redis-server.js';
+import { waitUntil, watchCompletions } from '../lib/completion-watch.js';
 import { monotonicMs } from '../lib/fanout-subscribers.js';
 import { benchAddress, processCpuMs, requestJson, signIn, startGateway } from '../lib/gateway-session.js';
 import type { GatheringBound } from '../lib/gathering-bound.js';
@@ -101,55 +100,6 @@ async function setUpInstance(path: string, code: string, suppliers: GatheringSup
   } finally {
     await services.db.close();
   }
-}
-
-/** Completion times (monotonic ms) of requests seen `COMPLETED` on the subscription, and events seen. */
-interface CompletionWatch {
-  completedAt: Map<string, number>;
-  events(): number;
-  lastEventAt(): number;
-  errors(): number;
-  close(): void;
-}
-
-async function watchCompletions(url: string, token: string): Promise<CompletionWatch> {
-  const completedAt = new Map<string, number>();
-  let events = 0;
-  let lastEventAt = monotonicMs();
-  let errors = 0;
-  const client: Client = createClient({
-    url,
-    webSocketImpl: WebSocket,
-    connectionParams: { authToken: token },
-    retryAttempts: 0,
-  });
-  await new Promise<void>((resolve, reject) => {
-    client.on('connected', () => resolve());
-    client.on('closed', () => reject(new Error('the subscription socket closed')));
-    client.subscribe<{ availabilityRequestUpdated: { id: string; status: string } }>(
-      { query: 'subscription BenchGathering { availabilityRequestUpdated { id status } }' },
-      {
-        next: ({ data }) => {
-          events += 1;
-          lastEventAt = monotonicMs();
-          const update = data?.availabilityRequestUpdated;
-          if (update?.status === 'COMPLETED' && !completedAt.has(update.id))
-            completedAt.set(update.id, lastEventAt);
-        },
-        error: () => {
-          errors += 1;
-        },
-        complete: () => {},
-      },
-    );
-  });
-  return {
-    completedAt,
-    events: () => events,
-    lastEventAt: () => lastEventAt,
-    errors: () => errors,
-    close: () => void client.dispose(),
-  };
 }
 
 /** What one gathering run measured; times in ms. */
@@ -283,14 +233,6 @@ async function gatheringRun(
   } finally {
     await suppliers.stop();
     await database.remove();
-  }
-}
-
-/** Polls `condition` every 50 ms until it holds, `giveUp` says so, or `timeoutMs` passed. */
-async function waitUntil(condition: () => boolean, timeoutMs: number, giveUp: () => boolean = () => false) {
-  const deadline = monotonicMs() + timeoutMs;
-  while (!condition() && !giveUp() && monotonicMs() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

@@ -1,4 +1,3 @@
-import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, createInstance } from '../../src/resolvers/operator.js';
 import { createServices } from '../../src/server/services.js';
@@ -7,7 +6,8 @@ import { type GatewayProcess, startGatewayProcess } from '../helpers/gateway-pro
 import { startTestNginx, type TestNginx } from '../helpers/nginx-server.js';
 import { createTestDatabase, startThrowawayPostgres, type TestPostgres } from '../helpers/postgres-server.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
-import { graphqlWsSubscriber, UPDATES, type Update } from './cluster.js';
+import { graphqlWsSubscriber, metric, UPDATES, type Update } from './cluster.js';
+import { everyState, mercureEventSource } from './request-updates.js';
 
 /*
  * Issue 17 as operators run it: PostgreSQL, Redis, two API-only gateway processes (`GATHERING_WORKER=off`),
@@ -23,27 +23,6 @@ import { graphqlWsSubscriber, UPDATES, type Update } from './cluster.js';
  * These tests bring their own PostgreSQL cluster whatever the vitest project, so they run in the `sqlite`
  * project only.
  */
-
-/** One Mercure event as an EventSource client received it: its id and the list record's fields. */
-interface MercureEvent {
-  eventId: string;
-  id: string;
-  status: 'pending' | 'in_progress' | 'completed';
-  progress: string;
-}
-
-/** The demo catalogue has 7 sources at 1016XA; progress in sevenths, two decimals. */
-const sevenths = Array.from({ length: 8 }, (_, k) => Math.round((k * 10_000) / 7) / 100);
-/** Every state of one request, in order, as `availabilityRequestUpdated` sends them. */
-const everyState: Omit<Update, 'id'>[] = [
-  { status: 'PENDING', networksProgressPercentage: 0 },
-  { status: 'IN_PROGRESS', networksProgressPercentage: 0 },
-  ...sevenths.slice(1, 7).map((networksProgressPercentage) => ({
-    status: 'IN_PROGRESS' as const,
-    networksProgressPercentage,
-  })),
-  { status: 'COMPLETED', networksProgressPercentage: 100 },
-];
 
 const onlyInSqliteProject = process.env.TEST_DATABASE === 'postgres';
 
@@ -173,30 +152,7 @@ describe.skipIf(onlyInSqliteProject)('scale-out: two API processes and a worker 
     const list = await fetch(`${nginx.url}/availability-requests`, { headers: { 'x-auth-token': token } });
     expect(list.status).toBe(200);
     const { sse_jwt } = await list.json();
-    const url = new URL(`${nginx.url}/.well-known/mercure`);
-    url.searchParams.append('topic', `${instanceId}/availability_request`);
-    const events: MercureEvent[] = [];
-    let open = false;
-    const source = new EventSource(url, {
-      fetch: (input, init) => {
-        const headers = new Headers(init?.headers);
-        headers.set('authorization', `Bearer ${sse_jwt}`);
-        return fetch(input, { ...init, headers });
-      },
-    });
-    source.addEventListener('open', () => {
-      open = true;
-    });
-    source.addEventListener('message', (event) => {
-      const record = JSON.parse(event.data);
-      events.push({
-        eventId: event.lastEventId,
-        id: record.id,
-        status: record.status,
-        progress: record.networks_progress_percentage,
-      });
-    });
-    const subscriber = { events, isOpen: () => open, close: () => source.close() };
+    const subscriber = mercureEventSource(nginx.url, instanceId, sse_jwt);
     opened.push(subscriber);
     return subscriber;
   }
@@ -412,16 +368,12 @@ describe.skipIf(onlyInSqliteProject)('scale-out: two API processes and a worker 
   });
 });
 
-/** A Prometheus sample's value from an instance's /metrics (summed over its label sets), 0 when absent. */
-async function metric(process: GatewayProcess | undefined, name: string, labels = ''): Promise<number> {
-  const text = await (await fetch(`${process?.url}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
-    .filter((line) => line.includes(labels))
-    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
-}
-
-const openSubscriptions = (process: GatewayProcess | undefined) => metric(process, 'open_subscriptions');
+/** The process itself; the cluster's processes are all there once `beforeAll` ran. */
+const present = (process: GatewayProcess | undefined): GatewayProcess => {
+  if (!process) throw new Error('no such gateway process in the cluster');
+  return process;
+};
+const openSubscriptions = (process: GatewayProcess | undefined) =>
+  metric(present(process), 'open_subscriptions');
 const succeededTasks = (process: GatewayProcess | undefined) =>
-  metric(process, 'gathering_tasks_total', 'outcome="succeeded"');
+  metric(present(process), 'gathering_tasks_total', 'outcome="succeeded"');
