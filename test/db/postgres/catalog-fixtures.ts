@@ -1,22 +1,11 @@
-/**
- * Shared by the catalogue tests of the PostgreSQL store (`catalog`, `catalog-sources`, `catalog-lookups`):
- * the catalogues, and twin stores that run each query on PostgreSQL and SQLite alike.
- *
- * Each test file mocks `newId` itself (a mock registers for the file that declares it) with a counter it
- * hands to {@link openCatalogStores}, which resets it before each twin call.
- */
-import { inject } from 'vitest';
-import { type PostgresDb, postgresDb } from '../../../src/db/postgres/client.js';
-import { migratePostgres } from '../../../src/db/postgres/migrate.js';
-import { openPostgresPool } from '../../../src/db/postgres/pool.js';
+import type { PostgresDb } from '../../../src/db/postgres/client.js';
 import * as pgQueries from '../../../src/db/postgres/queries/catalog.js';
 import * as pgSchema from '../../../src/db/postgres/schema/index.js';
-import { openDatabase, type SqliteDb } from '../../../src/db/sqlite/client.js';
+import type { SqliteDb } from '../../../src/db/sqlite/client.js';
 import * as sqliteQueries from '../../../src/db/sqlite/queries/catalog.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
 import type { CatalogFile } from '../../../src/gathering/sources/catalog-file.js';
-import { createLinguisticDatabase } from '../../helpers/postgres-server.js';
-import type { IdCounter } from './task-fixtures.js';
+import { type IdCounter, openTwinStores, withSameIds } from './twin-stores.js';
 
 export const T0 = new Date('2026-11-01T08:00:00.000Z');
 export const T1 = new Date('2026-11-25T10:00:00.789Z');
@@ -96,27 +85,14 @@ export type CatalogStores = Awaited<ReturnType<typeof openCatalogStores>>;
  * `ids` is the counter of the test file's `newId` mock.
  */
 export async function openCatalogStores(ids: IdCounter) {
-  const database = await createLinguisticDatabase(inject('postgresAdminUrl'));
-  const pool = openPostgresPool(database.url, 5);
-  const lite = openDatabase(':memory:');
-  const close = async () => {
-    await pool.end();
-    lite.$client.close();
-    await database.drop();
-  };
-  const db = postgresDb(pool);
-  try {
-    await migratePostgres(pool);
+  const { pool, db, lite, close } = await openTwinStores(5, async (stores) => {
     const instances = [
       { id: 'ins_a', name: 'A', code: 'AAA', createdAt: T0, updatedAt: T0 },
       { id: 'ins_b', name: 'B', code: 'BBB', createdAt: T0, updatedAt: T0 },
     ];
-    await db.insert(pgSchema.instances).values(instances);
-    await lite.insert(sqliteSchema.instances).values(instances);
-  } catch (error) {
-    await close();
-    throw error;
-  }
+    await stores.db.insert(pgSchema.instances).values(instances);
+    await stores.lite.insert(sqliteSchema.instances).values(instances);
+  });
 
   const rowCount = async (table: string) =>
     (await pool.query(`SELECT count(*)::int AS n FROM "${table}"`)).rows[0].n as number;
@@ -133,16 +109,15 @@ export async function openCatalogStores(ids: IdCounter) {
       ),
     );
   /** Calls a function on both stores with the same ids; returns [PostgreSQL's result, SQLite's]. */
-  async function both<R>(
+  const both = <R>(
     call: (queries: typeof pgQueries, handle: PostgresDb) => Promise<R>,
     liteCall: (queries: typeof sqliteQueries, handle: SqliteDb) => Promise<R>,
-  ): Promise<[R, R]> {
-    const start = ids.next;
-    const onPostgres = await call(pgQueries, db);
-    ids.next = start;
-    const onSqlite = await liteCall(sqliteQueries, lite);
-    return [onPostgres, onSqlite];
-  }
+  ): Promise<[R, R]> =>
+    withSameIds(
+      ids,
+      () => call(pgQueries, db),
+      () => liteCall(sqliteQueries, lite),
+    );
   const sourceIdOf = async (instanceId: string, key: string) =>
     (await pgQueries.listSources(db, instanceId)).find((source) => source.key === key)?.id as string;
 

@@ -7,7 +7,8 @@ import * as pgSchema from '../../../src/db/postgres/schema/index.js';
 import type { NewAvailabilityRequest } from '../../../src/db/rows.js';
 import type { SqliteDb } from '../../../src/db/sqlite/client.js';
 import * as sqliteQueries from '../../../src/db/sqlite/queries/index.js';
-import { MONTH_START, NOW, noFilters, openRequestStores, type RequestStores } from './request-fixtures.js';
+import { MONTH_START, NOW, noFilters, openRequestStores } from './request-fixtures.js';
+import type { TwinStores } from './twin-stores.js';
 
 const newElement = (
   customerId: string | null,
@@ -35,7 +36,7 @@ const newElement = (
 });
 
 describe('creating availability requests on PostgreSQL', () => {
-  let stores: RequestStores;
+  let stores: TwinStores;
   let pool: pg.Pool;
   let db: PostgresDb;
   let lite: SqliteDb;

@@ -3,10 +3,11 @@ import type { PostgresDb } from '../../../src/db/postgres/client.js';
 import * as pgQueries from '../../../src/db/postgres/queries/index.js';
 import type { SqliteDb } from '../../../src/db/sqlite/client.js';
 import * as sqliteQueries from '../../../src/db/sqlite/queries/index.js';
-import { openRequestStores, product, type RequestStores } from './request-fixtures.js';
+import { openRequestStores, product } from './request-fixtures.js';
+import type { TwinStores } from './twin-stores.js';
 
 describe('availability request details on PostgreSQL', () => {
-  let stores: RequestStores;
+  let stores: TwinStores;
   let db: PostgresDb;
   let lite: SqliteDb;
 

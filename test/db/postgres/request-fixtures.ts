@@ -5,16 +5,10 @@
  */
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type pg from 'pg';
-import { inject } from 'vitest';
-import { type PostgresDb, postgresDb } from '../../../src/db/postgres/client.js';
-import { migratePostgres } from '../../../src/db/postgres/migrate.js';
-import { openPostgresPool } from '../../../src/db/postgres/pool.js';
 import * as pgSchema from '../../../src/db/postgres/schema/index.js';
 import type { StoredFilters } from '../../../src/db/rows.js';
-import { openDatabase, type SqliteDb } from '../../../src/db/sqlite/client.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
-import { createLinguisticDatabase } from '../../helpers/postgres-server.js';
+import { openTwinStores, type TwinStores } from './twin-stores.js';
 
 const T0 = new Date('2026-10-30T08:00:00.000Z');
 export const T1 = new Date('2026-11-02T09:30:00.123Z');
@@ -233,36 +227,15 @@ const fixtures: [PgTable, SQLiteTable, object[]][] = [
   ],
 ];
 
-export interface RequestStores {
-  pool: pg.Pool;
-  db: PostgresDb;
-  lite: SqliteDb;
-  close(): Promise<void>;
-}
-
 /**
  * A fresh PostgreSQL database with a linguistic default collation (a pool of 20), migrated, and an
  * in-memory SQLite database, both seeded with the same rows.
  */
-export async function openRequestStores(): Promise<RequestStores> {
-  const database = await createLinguisticDatabase(inject('postgresAdminUrl'));
-  const pool = openPostgresPool(database.url, 20);
-  const lite = openDatabase(':memory:');
-  const close = async () => {
-    await pool.end();
-    lite.$client.close();
-    await database.drop();
-  };
-  const db = postgresDb(pool);
-  try {
-    await migratePostgres(pool);
+export function openRequestStores(): Promise<TwinStores> {
+  return openTwinStores(20, async ({ db, lite }) => {
     for (const [pgTable, sqliteTable, rows] of fixtures) {
       await db.insert(pgTable).values(rows as never);
       await lite.insert(sqliteTable).values(rows as never);
     }
-  } catch (error) {
-    await close();
-    throw error;
-  }
-  return { pool, db, lite, close };
+  });
 }

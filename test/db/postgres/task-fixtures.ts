@@ -20,6 +20,7 @@ import { openDatabase, type SqliteDb } from '../../../src/db/sqlite/client.js';
 import * as sqliteQueries from '../../../src/db/sqlite/queries/index.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
 import { createTestDatabase } from '../../helpers/postgres-server.js';
+import { type IdCounter, withSameIds } from './twin-stores.js';
 
 const T0 = new Date('2026-11-25T10:00:00.000Z');
 export const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
@@ -195,11 +196,6 @@ export const taskRow = async (db: PostgresDb, id: number) =>
 export const changed = (...requestIds: string[]) =>
   requestIds.map((availabilityRequestId) => ({ instanceId: 'ins_a', availabilityRequestId }));
 
-/** The counter a test file's `newId` mock numbers ids with. */
-export interface IdCounter {
-  next: number;
-}
-
 export type Twins = Awaited<ReturnType<typeof openTwins>>;
 
 /**
@@ -226,10 +222,11 @@ export async function openTwins(fixtures: Fixtures, ids: IdCounter) {
     call: (queries: typeof pgQueries, handle: PostgresDb) => Promise<R>,
     liteCall: (queries: typeof sqliteQueries, handle: SqliteDb) => Promise<R>,
   ): Promise<R> {
-    const start = ids.next;
-    const onPostgres = await call(pgQueries, db);
-    ids.next = start;
-    const onSqlite = await liteCall(sqliteQueries, lite);
+    const [onPostgres, onSqlite] = await withSameIds(
+      ids,
+      () => call(pgQueries, db),
+      () => liteCall(sqliteQueries, lite),
+    );
     expect(onPostgres).toEqual(onSqlite);
     return onPostgres;
   }
