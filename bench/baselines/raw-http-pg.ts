@@ -9,7 +9,7 @@ import { type CountedList, type PreparedElement, type RawStore, serveRawCeiling 
  * (`raw-documents.ts`), with the gateway's SQL — the same indexes, the bytewise (`collate "C"`) orders,
  * totals from `list_totals`, the name filter as `LIKE` on the trigram index — done the cheapest way:
  * timestamps come as epoch milliseconds, and a batch is three `INSERT … SELECT FROM unnest(…)` in one
- * transaction. Environment: PORT, HOST, DATABASE_URL (postgres://), BENCH_INSTANCE_ID, DATABASE_POOL_SIZE,
+ * statement. Environment: PORT, HOST, DATABASE_URL (postgres://), BENCH_INSTANCE_ID, DATABASE_POOL_SIZE,
  * TOKEN_SIGNING_SECRET when the gateway gets one (else the secret kept in the database, as the gateway).
  */
 
@@ -62,29 +62,30 @@ const namedCustomerPage = statement(
   'named_customer_page',
   `${customerColumns} where c.instance_id = $1 and c.name_folded like $2 ${customerOrder} limit $3 offset $4`,
 );
-const insertAddresses = statement(
-  'insert_addresses',
-  `insert into addresses (id, instance_id, input_kind, street, city, house_number, house_number_addition,
-     postal_code, country_code, continent_code, latitude, longitude, coordinates_precision, created_at, updated_at)
-   select id, $1, 'fields', street, city, house_number, addition, postal_code, country_code, continent_code,
-          null, null, null, $2, $2
-     from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
-       as t(id, street, city, house_number, addition, postal_code, country_code, continent_code)`,
-);
-const insertRequests = statement(
-  'insert_requests',
-  `insert into availability_requests (id, instance_id, address_id, created_by_user_id, customer_id, project_id,
-     price_plan_id, filters, status, sources_total, sources_finished, created_at, updated_at)
-   select id, $1, address_id, null, null, null, $3, filters, status, sources_total, 0, $2, $2
-     from unnest($4::text[], $5::text[], $6::jsonb[], $7::text[], $8::int[])
-       as t(id, address_id, filters, status, sources_total)`,
-);
-const insertTasks = statement(
-  'insert_tasks',
-  `insert into gathering_tasks (instance_id, availability_request_id, source_id, status, attempts, available_at,
+/**
+ * A batch in one statement, as the gateway writes it: the addresses and requests inserts as `WITH` parts of
+ * the tasks insert, one round trip and a transaction of its own.
+ */
+const insertBatch = statement(
+  'insert_batch',
+  `with s1 as (
+     insert into addresses (id, instance_id, input_kind, street, city, house_number, house_number_addition,
+       postal_code, country_code, continent_code, latitude, longitude, coordinates_precision, created_at, updated_at)
+     select id, $1, 'fields', street, city, house_number, addition, postal_code, country_code, continent_code,
+            null, null, null, $2, $2
+       from unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+         as t(id, street, city, house_number, addition, postal_code, country_code, continent_code)
+   ), s2 as (
+     insert into availability_requests (id, instance_id, address_id, created_by_user_id, customer_id, project_id,
+       price_plan_id, filters, status, sources_total, sources_finished, created_at, updated_at)
+     select id, $1, address_id, null, null, null, $3, filters, status, sources_total, 0, $2, $2
+       from unnest($12::text[], $4::text[], $13::jsonb[], $14::text[], $15::int[])
+         as t(id, address_id, filters, status, sources_total)
+   )
+   insert into gathering_tasks (instance_id, availability_request_id, source_id, status, attempts, available_at,
      created_at, updated_at)
    select $1, request_id, source_id, 'queued', 0, $2, $2, $2
-     from unnest($3::text[], $4::text[]) with ordinality as t(request_id, source_id, n) order by n`,
+     from unnest($16::text[], $17::text[]) with ordinality as t(request_id, source_id, n) order by n`,
 );
 
 /** `LIKE` pattern of a substring, with `%`, `_` and `\` escaped, as the gateway writes it. */
@@ -116,50 +117,25 @@ const store: RawStore = {
     const at = new Date(now);
     const column = <K extends keyof PreparedElement>(key: K) => elements.map((e) => e[key]);
     const tasks = elements.flatMap((e) => e.sourceIds.map((sourceId) => [e.requestId, sourceId] as const));
-    const client = await pool.connect();
-    try {
-      await client.query('begin');
-      await insertAddresses(
-        [
-          instanceId,
-          at,
-          column('addressId'),
-          column('street'),
-          column('city'),
-          column('houseNumber'),
-          column('houseNumberAddition'),
-          column('postalCode'),
-          column('countryCode'),
-          column('continentCode'),
-        ],
-        client,
-      );
-      await insertRequests(
-        [
-          instanceId,
-          at,
-          defaultPlan.id,
-          column('requestId'),
-          column('addressId'),
-          column('filters'),
-          column('status'),
-          elements.map((e) => e.sourceIds.length),
-        ],
-        client,
-      );
-      if (tasks.length > 0) {
-        await insertTasks(
-          [instanceId, at, tasks.map((task) => task[0]), tasks.map((task) => task[1])],
-          client,
-        );
-      }
-      await client.query('commit');
-    } catch (error) {
-      await client.query('rollback').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    await insertBatch([
+      instanceId,
+      at,
+      defaultPlan.id,
+      column('addressId'),
+      column('street'),
+      column('city'),
+      column('houseNumber'),
+      column('houseNumberAddition'),
+      column('postalCode'),
+      column('countryCode'),
+      column('continentCode'),
+      column('requestId'),
+      column('filters'),
+      column('status'),
+      elements.map((e) => e.sourceIds.length),
+      tasks.map((task) => task[0]),
+      tasks.map((task) => task[1]),
+    ]);
   },
   close: () => pool.end(),
 };

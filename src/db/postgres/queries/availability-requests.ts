@@ -10,7 +10,7 @@ import type {
   RequestPosition,
   StoredAvailabilityRequestRecord,
 } from '../../rows.js';
-import { bulkInserter } from '../bulk-insert.js';
+import { bulkInsert, oneStatement } from '../bulk-insert.js';
 import { bytewise } from '../bytewise.js';
 import type { PostgresDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
@@ -18,14 +18,15 @@ import { preparedQuery, preparedVariants } from '../prepared.js';
 import { recordColumns, recordQuery } from '../request-records.js';
 import { addresses, availabilityRequests, customers, gatheringTasks } from '../schema/index.js';
 
-const insertAddressRows = bulkInserter(addresses);
-const insertRequestRows = bulkInserter(availabilityRequests);
+const insertAddressRows = bulkInsert(addresses);
+const insertRequestRows = bulkInsert(availabilityRequests);
 /** Task ids come from the identity, in row order. */
-const insertTaskRows = bulkInserter(gatheringTasks, ['id']);
+const insertTaskRows = bulkInsert(gatheringTasks, ['id']);
 
 /**
  * Creates a batch of availability requests with their addresses and one queued gathering task per
- * matching source, all in one transaction (multi-row inserts): either every element is written or none.
+ * matching source, in one statement of three `unnest` inserts ({@link oneStatement}): either every element
+ * is written or none. With monthly limits that statement runs in a transaction after the limits' checks.
  * A request with no matching source is created `completed` (DESIGN.md, "Status").
  *
  * Monthly limits are race-free: before counting a customer's requests since `monthStart`, the transaction
@@ -50,28 +51,8 @@ export async function insertAvailabilityRequests(
   const { instanceId, now } = input;
   const stamps = { createdAt: now, updatedAt: now };
   const limits = input.limits ?? [];
-  return db.transaction(async (tx) => {
-    if (limits.length > 0) {
-      await tx
-        .select({ id: customers.id })
-        .from(customers)
-        .where(inArray(customers.id, [...new Set(limits.map((check) => check.customerId))]))
-        .orderBy(asc(customers.id))
-        .for('no key update');
-    }
-    for (const check of limits) {
-      const [row] = await tx
-        .select({ n: sql<number>`count(*)::int` })
-        .from(availabilityRequests)
-        .where(
-          and(
-            eq(availabilityRequests.customerId, check.customerId),
-            gte(availabilityRequests.createdAt, input.monthStart ?? now),
-          ),
-        );
-      const used = row?.n ?? 0;
-      if (used + check.requested > check.limit) return { exceeded: { ...check, used } };
-    }
+  /** The batch's rows (new ids), and the one statement inserting them: addresses, requests, tasks. */
+  const batch = () => {
     const records = input.requests.map((element) => {
       const address: AddressRow = { id: newId('address'), instanceId, ...element.address, ...stamps };
       const request: AvailabilityRequestRow = {
@@ -102,15 +83,41 @@ export async function insertAvailabilityRequests(
         ...stamps,
       })),
     );
-    await insertAddressRows(
-      tx,
-      records.map((record) => record.address),
-    );
-    await insertRequestRows(
-      tx,
-      records.map((record) => record.request),
-    );
-    await insertTaskRows(tx, tasks);
+    const insert = oneStatement([
+      insertAddressRows(records.map((record) => record.address)),
+      insertRequestRows(records.map((record) => record.request)),
+      insertTaskRows(tasks),
+    ]);
+    return { records, insert };
+  };
+  if (limits.length === 0) {
+    // One statement is a transaction of its own: one round trip instead of BEGIN, three inserts and COMMIT.
+    const { records, insert } = batch();
+    if (insert) await db.execute(insert);
+    return { records };
+  }
+  return db.transaction(async (tx) => {
+    await tx
+      .select({ id: customers.id })
+      .from(customers)
+      .where(inArray(customers.id, [...new Set(limits.map((check) => check.customerId))]))
+      .orderBy(asc(customers.id))
+      .for('no key update');
+    for (const check of limits) {
+      const [row] = await tx
+        .select({ n: sql<number>`count(*)::int` })
+        .from(availabilityRequests)
+        .where(
+          and(
+            eq(availabilityRequests.customerId, check.customerId),
+            gte(availabilityRequests.createdAt, input.monthStart ?? now),
+          ),
+        );
+      const used = row?.n ?? 0;
+      if (used + check.requested > check.limit) return { exceeded: { ...check, used } };
+    }
+    const { records, insert } = batch();
+    if (insert) await tx.execute(insert);
     return { records };
   });
 }
