@@ -180,10 +180,15 @@ describe.skipIf(onlyInSqliteProject)('scale-out: two API processes and a worker 
     await waitFor(() => Promise.resolve(streams[0]?.isOpen()), Boolean);
     streams.push(await mercureSubscriber());
     await waitFor(() => Promise.resolve(streams[1]?.isOpen()), Boolean);
-    // A subscription is on the bus once its instance counts it (the acknowledgement comes before).
+    // A subscription is on the bus once its instance counts it (the acknowledgement comes before). Should
+    // nginx place them otherwise, the failure shows what it had sent where (open streams are not logged yet).
     await waitFor(
-      () => Promise.all([apiA, apiB].map((api) => openSubscriptions(api))),
-      (counts) => counts.every((count) => count === 2),
+      async () => ({
+        counts: await Promise.all([apiA, apiB].map((api) => openSubscriptions(api))),
+        instances: [upstreamOf(apiA), upstreamOf(apiB)],
+        sent: nginx.accessLog().map((line) => `${line.method} ${line.path} ${line.status} ${line.upstream}`),
+      }),
+      ({ counts }) => counts.every((count) => count === 2),
     );
 
     const ids: string[] = [];
