@@ -1,21 +1,11 @@
 import { asc, type SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bulkInserter } from '../../../src/db/postgres/bulk-insert.js';
-import { type PostgresDb, postgresDb } from '../../../src/db/postgres/client.js';
-import { migratePostgres } from '../../../src/db/postgres/migrate.js';
-import { openPostgresPool } from '../../../src/db/postgres/pool.js';
-import {
-  addresses,
-  availabilityRequests,
-  gatheringTasks,
-  instances,
-  pricePlans,
-  sources,
-} from '../../../src/db/postgres/schema/index.js';
+import type { PostgresDb } from '../../../src/db/postgres/client.js';
+import { addresses, availabilityRequests, gatheringTasks } from '../../../src/db/postgres/schema/index.js';
 import type { StoredFilters } from '../../../src/db/rows.js';
-import { createTestDatabase } from '../../helpers/postgres-server.js';
+import { type InsertDatabase, openInsertDatabase, queuedTask } from './insert-fixtures.js';
 
 const T0 = new Date('2026-11-25T10:00:00.123Z');
 const stamps = { createdAt: T0, updatedAt: T0 };
@@ -45,53 +35,18 @@ const address = (id: string, street: string, latitude: number | null) => ({
 
 /** A queued task created at `T1` (one Date object for all, as a batch has). */
 const T1 = new Date('2026-11-25T10:30:00.000Z');
-const task = (availabilityRequestId: string, sourceId: string) => ({
-  instanceId: 'ins_a',
-  availabilityRequestId,
-  sourceId,
-  status: 'queued' as const,
-  attempts: 0,
-  availableAt: T1,
-  createdAt: T1,
-  updatedAt: T1,
-});
+const task = (availabilityRequestId: string, sourceId: string) =>
+  queuedTask(availabilityRequestId, sourceId, T1);
 
 describe('bulkInserter (PostgreSQL): INSERT … SELECT FROM unnest', () => {
-  let database: { url: string; drop(): Promise<void> };
-  let pool: pg.Pool;
+  let fixture: InsertDatabase;
   let db: PostgresDb;
 
   beforeAll(async () => {
-    database = await createTestDatabase(inject('postgresAdminUrl'));
-    pool = openPostgresPool(database.url, 2);
-    await migratePostgres(pool);
-    db = postgresDb(pool);
-    await db.insert(instances).values({ id: 'ins_a', name: 'A', code: 'AAA', ...stamps });
-    await db.insert(pricePlans).values({
-      id: 'ppl_a',
-      instanceId: 'ins_a',
-      name: 'Standard',
-      mrcMarkupBp: 0,
-      nrcMarkupBp: 0,
-      ...stamps,
-    });
-    await db.insert(sources).values(
-      ['src_b', 'src_a'].map((id) => ({
-        id,
-        instanceId: 'ins_a',
-        key: id,
-        name: id,
-        network: 'KPN',
-        type: 'catalog' as const,
-        countryCodes: ['NL'],
-        ...stamps,
-      })),
-    );
+    fixture = await openInsertDatabase(T0);
+    db = fixture.db;
   });
-  afterAll(async () => {
-    await pool.end();
-    await database.drop();
-  });
+  afterAll(() => fixture.close());
 
   it('when rows carry quotes, backslashes, commas, braces, non-ASCII text and nulls, then each is stored as given', async () => {
     const tricky = ['Keizersgracht "123"', 'C:\\pad\\naar', 'a, b {c} NULL', 'Ĳsselmeer — 🚲', ''];

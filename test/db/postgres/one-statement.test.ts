@@ -1,21 +1,15 @@
 import { asc, type SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bulkInsert, oneStatement } from '../../../src/db/postgres/bulk-insert.js';
-import { type PostgresDb, postgresDb } from '../../../src/db/postgres/client.js';
-import { migratePostgres } from '../../../src/db/postgres/migrate.js';
-import { openPostgresPool } from '../../../src/db/postgres/pool.js';
+import type { PostgresDb } from '../../../src/db/postgres/client.js';
 import {
   addresses,
   availabilityRequests,
   gatheringTasks,
-  instances,
   listTotals,
-  pricePlans,
-  sources,
 } from '../../../src/db/postgres/schema/index.js';
-import { createTestDatabase } from '../../helpers/postgres-server.js';
+import { type InsertDatabase, openInsertDatabase, queuedTask } from './insert-fixtures.js';
 
 const T0 = new Date('2026-11-26T09:00:00.000Z');
 const stamps = { createdAt: T0, updatedAt: T0 };
@@ -46,55 +40,21 @@ const request = (id: string, addressId: string) => ({
   sourcesTotal: 2,
   ...stamps,
 });
-const task = (availabilityRequestId: string, sourceId: string) => ({
-  instanceId: 'ins_a',
-  availabilityRequestId,
-  sourceId,
-  status: 'queued' as const,
-  attempts: 0,
-  availableAt: T0,
-  ...stamps,
-});
+const task = (availabilityRequestId: string, sourceId: string) =>
+  queuedTask(availabilityRequestId, sourceId, T0);
 
 describe('oneStatement (PostgreSQL): several inserts in one statement', () => {
-  let database: { url: string; drop(): Promise<void> };
-  let pool: pg.Pool;
+  let fixture: InsertDatabase;
   let db: PostgresDb;
   const count = async (table: 'addresses' | 'availability_requests' | 'gathering_tasks') =>
     (await db.execute<{ n: number }>(sql`select count(*)::int as n from ${sql.identifier(table)}`)).rows[0]
       ?.n;
 
   beforeAll(async () => {
-    database = await createTestDatabase(inject('postgresAdminUrl'));
-    pool = openPostgresPool(database.url, 2);
-    await migratePostgres(pool);
-    db = postgresDb(pool);
-    await db.insert(instances).values({ id: 'ins_a', name: 'A', code: 'AAA', ...stamps });
-    await db.insert(pricePlans).values({
-      id: 'ppl_a',
-      instanceId: 'ins_a',
-      name: 'Standard',
-      mrcMarkupBp: 0,
-      nrcMarkupBp: 0,
-      ...stamps,
-    });
-    await db.insert(sources).values(
-      ['src_a', 'src_b'].map((id) => ({
-        id,
-        instanceId: 'ins_a',
-        key: id,
-        name: id,
-        network: 'KPN',
-        type: 'catalog' as const,
-        countryCodes: ['NL'],
-        ...stamps,
-      })),
-    );
+    fixture = await openInsertDatabase(T0);
+    db = fixture.db;
   });
-  afterAll(async () => {
-    await pool.end();
-    await database.drop();
-  });
+  afterAll(() => fixture.close());
 
   it('when later parts reference rows of earlier ones, then one statement writes them all, tasks in order', async () => {
     const statements: string[] = [];
