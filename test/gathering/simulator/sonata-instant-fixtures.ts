@@ -91,18 +91,19 @@ export const quoteBody = (candidates: Candidate[], place: Place, months: number,
 /**
  * Registers the hooks of a file of these tests and answers its `call`: one validator for the file, a fresh
  * seller for each test, and after each test every exchange checked against the MEF documents and the seller
- * stopped. The seller lives in the test file (`get`, `set`), where a test may replace it with another.
+ * stopped. `restartSeller` stops the test's seller and starts another with other options, which is then the
+ * one checked and stopped.
  */
-export function instantSellerPerTest(get: () => SonataSeller, set: (seller: SonataSeller) => void) {
+export function instantSellerPerTest() {
   let validator: SonataValidator;
+  let seller: SonataSeller;
   beforeAll(async () => {
     validator = await sonataValidator();
   });
   beforeEach(async () => {
-    set(await startSonataSeller());
+    seller = await startSonataSeller();
   });
   afterEach(async () => {
-    const seller = get();
     for (const exchange of seller.exchanges) {
       const api: SonataApi = exchange.path.includes(API_PATHS.quote) ? 'quote' : 'poq';
       const problems = validator.request(api, {
@@ -119,7 +120,6 @@ export function instantSellerPerTest(get: () => SonataSeller, set: (seller: Sona
   });
 
   async function accessToken(sourceKey: string): Promise<string> {
-    const seller = get();
     const response = await fetch(seller.tokenUrl(sourceKey), {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -140,7 +140,7 @@ export function instantSellerPerTest(get: () => SonataSeller, set: (seller: Sona
     path: string,
     body?: unknown,
   ): Promise<{ status: number; headers: Headers; body: Json }> {
-    const url = new URL(get().baseUrl(sourceKey, mode));
+    const url = new URL(seller.baseUrl(sourceKey, mode));
     url.pathname += `${API_PATHS[api]}${path}`;
     const response = await fetch(url, {
       method,
@@ -154,7 +154,12 @@ export function instantSellerPerTest(get: () => SonataSeller, set: (seller: Sona
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
   }
 
-  return call;
+  async function restartSeller(options: Parameters<typeof startSonataSeller>[0]): Promise<void> {
+    await seller.stop();
+    seller = await startSonataSeller(options);
+  }
+
+  return { call, restartSeller };
 }
 
 /** Quote items → the gateway's offers (docs/mef-sonata-mapping.md B7–B13), offerings looked up in the onboarding list. */

@@ -1,5 +1,4 @@
 import { describe, expect, test } from 'vitest';
-import type { SonataSeller } from '../../../src/gathering/simulator/sonata/server.js';
 import {
   instantSellerPerTest,
   type Json,
@@ -11,13 +10,7 @@ import {
 
 /* Where an instant seller delivers: an address outside its coverage, and a place given as a point. */
 
-let seller: SonataSeller;
-const call = instantSellerPerTest(
-  () => seller,
-  (started) => {
-    seller = started;
-  },
-);
+const { call } = instantSellerPerTest();
 
 describe('an instant Sonata seller', () => {
   test('when the address is outside the coverage, then items are done.ready red and quotes unableToProvide', async () => {

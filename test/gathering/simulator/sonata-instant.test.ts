@@ -1,5 +1,4 @@
 import { describe, expect, test } from 'vitest';
-import { type SonataSeller, startSonataSeller } from '../../../src/gathering/simulator/sonata/server.js';
 import {
   type Candidate,
   instantSellerPerTest,
@@ -13,13 +12,7 @@ import {
 
 /* What an instant seller offers and at what price: its catalogue's offerings, their ids, and its terms. */
 
-let seller: SonataSeller;
-const call = instantSellerPerTest(
-  () => seller,
-  (started) => {
-    seller = started;
-  },
-);
+const { call, restartSeller } = instantSellerPerTest();
 
 describe('an instant Sonata seller', () => {
   test('when a POQ and a Quote ask instantly about the contract example address, then every Tele2 offering qualifies green and is priced from the catalogue', async () => {
@@ -176,8 +169,7 @@ describe('an instant Sonata seller', () => {
   });
 
   test('when the seller is started with another offering prefix, then its offerings carry that prefix and the default ids are unknown', async () => {
-    await seller.stop();
-    seller = await startSonataSeller({ offeringPrefix: 'bia' });
+    await restartSeller({ offeringPrefix: 'bia' });
     const candidate = (offering: string) => ({ offering, download: 100_000, upload: 100_000 });
     const poq = await call(
       'tele2',
