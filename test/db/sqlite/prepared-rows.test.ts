@@ -133,6 +133,30 @@ describe('prepareTableRows', () => {
     expect(rows[1]?.request.filters.networks).toEqual([]);
   });
 
+  it('when keys are not identifiers (quotes, spaces, a backslash), then rows carry them as written', () => {
+    const picked = {
+      "the request's": {
+        'id "quoted"': availabilityRequests.id,
+        'created\\at': availabilityRequests.createdAt,
+      },
+      'an address': { 'house number': addresses.houseNumber },
+    };
+    const query = db
+      .select(picked)
+      .from(availabilityRequests)
+      .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId))
+      .where(eq(availabilityRequests.instanceId, sql.placeholder('instanceId')))
+      .orderBy(asc(addresses.houseNumber));
+    const rows = prepareTableRows(db, picked, query).all({ instanceId });
+
+    expect(rows).toEqual(query.all({ instanceId }));
+    expect(rows.map((row) => row['an address'])).toEqual([
+      { 'house number': '40' },
+      { 'house number': '41' },
+    ]);
+    expect(rows[0]?.["the request's"]['created\\at']).toEqual(new Date('2026-11-22T10:00:00.250Z'));
+  });
+
   it('when a placeholder is missing or a row is absent, then get answers undefined; values in the query stay bound', () => {
     const query = joined().where(
       sql`${availabilityRequests.instanceId} = ${sql.placeholder('instanceId')} and ${addresses.houseNumber} = ${'41'}`,
