@@ -42,7 +42,7 @@ function paramsOf(segments: readonly string[], parts: readonly string[]): Record
 }
 
 /**
- * The route for `method` on a path split into `parts`, with its parameters, in one pass over the table
+ * The route for `method` on `pathname`, with its parameters, in one pass over the table
  * and without allocating for the routes that do not fit (this runs for every REST request).
  * @throws {AppError} `NOT_FOUND` when no route fits the path; `METHOD_NOT_ALLOWED` (and sets `Allow`) when
  *   routes fit it for other methods only.
