@@ -1,17 +1,16 @@
 import { drizzle } from 'drizzle-orm/node-postgres';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PostgresDb } from '../../../src/db/postgres/client.js';
-import { postgresDb } from '../../../src/db/postgres/client.js';
-import { migratePostgres } from '../../../src/db/postgres/migrate.js';
-import { openPostgresPool } from '../../../src/db/postgres/pool.js';
 import * as postgres from '../../../src/db/postgres/queries/customers.js';
 import * as pgSchema from '../../../src/db/postgres/schema/index.js';
 import type { CustomerRecord, NewCustomer } from '../../../src/db/rows.js';
-import { closeDatabase, openDatabase, type SqliteDb } from '../../../src/db/sqlite/client.js';
+import type { SqliteDb } from '../../../src/db/sqlite/client.js';
 import * as sqlite from '../../../src/db/sqlite/queries/customers.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
-import { createLinguisticDatabase } from '../../helpers/postgres-server.js';
+import { openTwinStores, type TwinStores } from './twin-stores.js';
 
 const at = new Date('2026-11-25T10:00:00.000Z');
 const stamps = { createdAt: at, updatedAt: at };
@@ -127,6 +126,20 @@ const projectRows = [
   { id: 'prj_x', instanceId: 'ins_2', customerId: 'cus_other', name: 'other', ...stamps },
 ];
 
+/** Each table's rows, inserted in this order into both stores. */
+const seedRows: [PgTable, SQLiteTable, object[]][] = [
+  [pgSchema.instances, sqliteSchema.instances, instanceRows],
+  [pgSchema.users, sqliteSchema.users, [userRow]],
+  [pgSchema.pricePlans, sqliteSchema.pricePlans, [planRow]],
+  [pgSchema.customers, sqliteSchema.customers, customerRows],
+  [
+    pgSchema.customerFinancialDetails,
+    sqliteSchema.customerFinancialDetails,
+    [{ ...details, customerId: 'cus_B' }],
+  ],
+  [pgSchema.projects, sqliteSchema.projects, projectRows],
+];
+
 const newCustomer = (name: string): NewCustomer => ({
   ...customerFields,
   name,
@@ -137,35 +150,23 @@ const newCustomer = (name: string): NewCustomer => ({
 const ids = (records: CustomerRecord[]) => records.map((record) => record.customer.id);
 
 describe('PostgreSQL customers and projects queries', () => {
-  let database: { url: string; drop(): Promise<void> };
+  let stores: TwinStores;
   let pool: pg.Pool;
   let db: PostgresDb;
   let lite: SqliteDb;
 
   beforeAll(async () => {
-    database = await createLinguisticDatabase(inject('postgresAdminUrl'));
-    pool = openPostgresPool(database.url, 10);
-    await migratePostgres(pool);
-    db = postgresDb(pool);
-    lite = openDatabase(':memory:');
-    await db.insert(pgSchema.instances).values(instanceRows);
-    await db.insert(pgSchema.users).values(userRow);
-    await db.insert(pgSchema.pricePlans).values(planRow);
-    await db.insert(pgSchema.customers).values(customerRows);
-    await db.insert(pgSchema.customerFinancialDetails).values({ ...details, customerId: 'cus_B' });
-    await db.insert(pgSchema.projects).values(projectRows);
-    await lite.insert(sqliteSchema.instances).values(instanceRows);
-    await lite.insert(sqliteSchema.users).values(userRow);
-    await lite.insert(sqliteSchema.pricePlans).values(planRow);
-    await lite.insert(sqliteSchema.customers).values(customerRows);
-    await lite.insert(sqliteSchema.customerFinancialDetails).values({ ...details, customerId: 'cus_B' });
-    await lite.insert(sqliteSchema.projects).values(projectRows);
+    stores = await openTwinStores(10, async (twins) => {
+      for (const [pgTable, sqliteTable, rows] of seedRows) {
+        await twins.db.insert(pgTable).values(rows as never);
+        await twins.lite.insert(sqliteTable).values(rows as never);
+      }
+    });
+    ({ pool, db, lite } = stores);
   });
 
   afterAll(async () => {
-    closeDatabase(lite);
-    await pool?.end();
-    await database?.drop();
+    await stores?.close();
   });
 
   describe('listing customers', () => {
