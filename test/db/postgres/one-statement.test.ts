@@ -10,6 +10,7 @@ import {
   listTotals,
 } from '../../../src/db/postgres/schema/index.js';
 import { type InsertDatabase, openInsertDatabase, queuedTask } from './insert-fixtures.js';
+import { address, noFilters } from './task-fixtures.js';
 
 const T0 = new Date('2026-11-26T09:00:00.000Z');
 const stamps = { createdAt: T0, updatedAt: T0 };
@@ -17,25 +18,12 @@ const insertAddresses = bulkInsert(addresses);
 const insertRequests = bulkInsert(availabilityRequests);
 const insertTasks = bulkInsert(gatheringTasks, ['id']);
 
-const address = (id: string) => ({
-  id,
-  instanceId: 'ins_a',
-  inputKind: 'fields' as const,
-  street: 'Damrak',
-  city: 'Amsterdam',
-  houseNumber: '1',
-  houseNumberAddition: '',
-  postalCode: '1012LG',
-  countryCode: 'NL',
-  continentCode: 'EU',
-  ...stamps,
-});
 const request = (id: string, addressId: string) => ({
   id,
   instanceId: 'ins_a',
   addressId,
   pricePlanId: 'ppl_a',
-  filters: { bandwidths: [], networks: [], contractTerms: [], connectionTypes: [], technologyTypes: [] },
+  filters: noFilters,
   status: 'pending' as const,
   sourcesTotal: 2,
   ...stamps,
