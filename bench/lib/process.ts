@@ -103,7 +103,10 @@ export async function startServer(options: {
   const profile = process.env.BENCH_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
     : [];
-  const nodeArgs = [...profile, ...(options.nodeArgs ?? [])];
+  // BENCH_NODE_ARGS='--perf-basic-prof …': node flags for every server, gateway and baselines alike, e.g. for
+  // `perf record -g -p <pid>` to name JIT-compiled JavaScript frames beside SQLite's and the kernel's.
+  const extra = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const nodeArgs = [...profile, ...extra, ...(options.nodeArgs ?? [])];
   const child = spawn(process.execPath, [...nodeArgs, ...scriptArguments(options.script)], {
     cwd: repositoryRoot,
     env: { ...process.env, ...options.env, PORT: String(port), HOST: '127.0.0.1' },

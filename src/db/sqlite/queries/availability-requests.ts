@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, or, sql } from 'drizzle-orm';
 import { newId } from '../../../ids.js';
 import type { StoredFilters } from '../../values.js';
+import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
 import { preparedQuery, preparedRowInsert, preparedVariants } from '../prepared.js';
@@ -263,7 +264,7 @@ const requestsPage = preparedQuery((db) =>
     recordQuery(db)
       .where(eq(availabilityRequests.instanceId, sql.placeholder('instanceId')))
       .orderBy(desc(availabilityRequests.createdAt), desc(availabilityRequests.id))
-      .limit(sql.placeholder('limit'))
+      .limit(boundLimit(sql.placeholder('limit')))
       .offset(sql.placeholder('offset')),
   ),
 );
@@ -337,7 +338,7 @@ const requestSlice = preparedVariants((db, variant: SliceVariant) => {
         ),
       )
       .orderBy(...order)
-      .limit(sql.placeholder('limit')),
+      .limit(boundLimit(sql.placeholder('limit'))),
   );
 });
 

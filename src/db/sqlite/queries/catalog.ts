@@ -5,6 +5,7 @@ import { newId } from '../../../ids.js';
 import { catalogOfferRows } from '../../catalog-offer-rows.js';
 import { valueSetsCache } from '../../value-sets.js';
 import type { SourceType, StoredHubListeners, StoredSourceSettings } from '../../values.js';
+import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
 import { preparedQuery } from '../prepared.js';
 import {
@@ -216,7 +217,7 @@ const firstAreaByCity = preparedQuery((db) =>
       ),
     )
     .orderBy(asc(catalogAreas.position))
-    .limit(1)
+    .limit(boundLimit(1))
     .prepare(),
 );
 

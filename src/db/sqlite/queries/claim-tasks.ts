@@ -1,6 +1,7 @@
 import { and, eq, lte, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { PricingPlan } from '../../../gathering/pricing.js';
+import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
 import { preparedQuery } from '../prepared.js';
 import { addresses, availabilityRequests, gatheringTasks, sources } from '../schema/index.js';
@@ -119,14 +120,14 @@ const claimStatements = preparedQuery((db) => {
       .from(t)
       .where(expired)
       .orderBy(t.leaseExpiresAt, t.id)
-      .limit(sql.placeholder('limit'))
+      .limit(boundLimit(sql.placeholder('limit')))
       .prepare(),
     queued: db
       .select({ id: t.id })
       .from(t)
       .where(and(eq(t.status, 'queued'), lte(t.availableAt, nowMs)))
       .orderBy(t.availableAt, t.id)
-      .limit(sql.placeholder('limit'))
+      .limit(boundLimit(sql.placeholder('limit')))
       .prepare(),
     lease: db
       .update(t)

@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, inArray, or, sql } from 'drizzle-orm';
 import { newId } from '../../../ids.js';
+import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
 import { preparedQuery, preparedVariants } from '../prepared.js';
@@ -161,7 +162,7 @@ const customersPage = preparedVariants((db, filter: 'all' | 'name') =>
   recordQuery(db)
     .where(and(ofInstance(), nameContains(filter)))
     .orderBy(asc(customers.nameFolded), asc(customers.id))
-    .limit(sql.placeholder('limit'))
+    .limit(boundLimit(sql.placeholder('limit')))
     .offset(sql.placeholder('offset'))
     .prepare(),
 );
@@ -195,7 +196,7 @@ const customersSlice = preparedVariants((db, variant: CustomerSliceVariant) => {
   return recordQuery(db)
     .where(and(ofInstance(), nameContains(filter), bound))
     .orderBy(asc(customers.nameFolded), asc(customers.id))
-    .limit(sql.placeholder('limit'))
+    .limit(boundLimit(sql.placeholder('limit')))
     .prepare();
 });
 
@@ -261,7 +262,7 @@ export async function listProjectsPage(
     .innerJoin(customers, eq(customers.id, projects.customerId))
     .where(where)
     .orderBy(asc(projects.createdAt), asc(projects.id))
-    .limit(query.limit)
+    .limit(boundLimit(query.limit))
     .offset(query.offset)
     .all();
   return { rows, total: await db.$count(projects, where) };

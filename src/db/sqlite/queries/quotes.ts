@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
 import { newId } from '../../../ids.js';
+import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
 import { availabilityRequestProducts, customers, instances, quoteLines, quotes } from '../schema/index.js';
@@ -152,7 +153,7 @@ async function quoteRecords(
     .innerJoin(customers, eq(customers.id, quotes.customerId))
     .where(where)
     .orderBy(...order);
-  const rows = limit === undefined ? base.all() : base.limit(limit).all();
+  const rows = limit === undefined ? base.all() : base.limit(boundLimit(limit)).all();
   const lines = rows.length
     ? db
         .select()
