@@ -1,5 +1,6 @@
-import { Column, type GetColumnData, getTableColumns, is, Placeholder, type Query } from 'drizzle-orm';
+import { type Column, type GetColumnData, getTableColumns, is, type Query } from 'drizzle-orm';
 import { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { fieldCount, parameterValues, recordMapper } from '../row-mapping.js';
 import type { SqliteDb } from './client.js';
 
 /** What one key of a selection reads: a whole table, or some of its columns by name (see {@link pickColumns}). */
@@ -41,7 +42,7 @@ export interface PreparedTableRows<R> {
  * drizzle maps every value through a generic path walk with class checks; on a list page of 25 requests
  * and their addresses that was about a twentieth of the request (`npm run bench`, rest-list). Here a
  * column's own `mapFromDriverValue` runs only where it changes the value (timestamps, JSON, booleans),
- * the row objects are made by a mapper generated for the selection ({@link recordMapper}), and
+ * the row objects are made by a mapper generated for the selection (`recordMapper`, `src/db/row-mapping.ts`), and
  * placeholders are resolved to positions once.
  *
  * Not for outer joins: a missing joined row would come back as an object of nulls, not null.
@@ -56,9 +57,9 @@ export function prepareTableRows<S extends Record<string, RowSelection>>(
 ): PreparedTableRows<TableRows<S>> {
   const groups = Object.entries(selection).map(([key, picked]) => ({
     key,
-    columns: Object.entries(is(picked, SQLiteTable) ? getTableColumns(picked) : picked),
+    fields: Object.entries(is(picked, SQLiteTable) ? getTableColumns(picked) : picked),
   }));
-  const width = groups.reduce((sum, group) => sum + group.columns.length, 0);
+  const width = fieldCount(groups);
   const toRecord = recordMapper<TableRows<S>>(groups);
   const { sql, params } = query.toSQL();
   const statement = db.$client.prepare(sql).raw(true);
@@ -73,34 +74,6 @@ export function prepareTableRows<S extends Record<string, RowSelection>>(
       return row === undefined ? undefined : toRecord(row);
     },
   };
-}
-
-/**
- * A function turning one array row of `groups`' columns, in order, into `{ [key]: { [column name]: value } }`,
- * each value through its column's `mapFromDriverValue` where that changes it (and never for null).
- *
- * Generated as one object literal per group, as fast-json-stringify and Ajv generate their code: V8 then
- * makes every row object with one fixed shape and no per-key stores, about half the time of building them
- * key by key on a list page (25 requests with their addresses). Only the keys and column names, from our
- * own schema, reach the generated source, and each as a JSON string literal.
- */
-function recordMapper<R>(groups: { key: string; columns: [string, Column][] }[]): (row: unknown[]) => R {
-  const decoders: ((value: unknown) => unknown)[] = [];
-  let index = 0;
-  const objects = groups.map(({ key, columns }) => {
-    const fields = columns.map(([name, column]) => {
-      const at = index++;
-      const value = `row[${at}]`;
-      if (column.mapFromDriverValue === Column.prototype.mapFromDriverValue) {
-        return `${JSON.stringify(name)}: ${value}`;
-      }
-      decoders[at] = (driverValue) => column.mapFromDriverValue(driverValue);
-      return `${JSON.stringify(name)}: ${value} === null ? null : decoders[${at}](${value})`;
-    });
-    return `${JSON.stringify(key)}: { ${fields.join(', ')} }`;
-  });
-  const build = new Function('decoders', `return (row) => ({ ${objects.join(', ')} });`);
-  return build(decoders) as (row: unknown[]) => R;
 }
 
 /**
@@ -128,12 +101,4 @@ export function prepareNumber(
       return value === undefined || value === null ? null : Number(value);
     },
   };
-}
-
-/** Binds a query's parameters per call: placeholders by name; any other is a value drizzle already mapped. */
-function parameterValues(params: readonly unknown[]): (parameters: Record<string, unknown>) => unknown[] {
-  const fillers = params.map((param) =>
-    is(param, Placeholder) ? (parameters: Record<string, unknown>) => parameters[param.name] : () => param,
-  );
-  return (parameters) => fillers.map((fill) => fill(parameters));
 }

@@ -15,6 +15,7 @@ import { bytewise } from '../bytewise.js';
 import type { PostgresDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
 import { preparedQuery, preparedVariants } from '../prepared.js';
+import { prepareRecords } from '../prepared-rows.js';
 import { recordColumns, recordQuery } from '../request-records.js';
 import { addresses, availabilityRequests, customers, gatheringTasks } from '../schema/index.js';
 
@@ -179,12 +180,16 @@ export async function countAvailabilityRequests(
 }
 
 const requestPage = preparedQuery('availability_requests_page', (db, name) =>
-  recordQuery(db)
-    .where(eq(availabilityRequests.instanceId, sql.placeholder('instanceId')))
-    .orderBy(desc(availabilityRequests.createdAt), desc(bytewise(availabilityRequests.id)))
-    .limit(sql.placeholder('limit'))
-    .offset(sql.placeholder('offset'))
-    .prepare(name),
+  prepareRecords(
+    db,
+    name,
+    recordColumns,
+    recordQuery(db)
+      .where(eq(availabilityRequests.instanceId, sql.placeholder('instanceId')))
+      .orderBy(desc(availabilityRequests.createdAt), desc(bytewise(availabilityRequests.id)))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset')),
+  ),
 );
 
 /** A page of an instance's requests, newest first, ties broken by id (so pages never overlap). */
@@ -219,17 +224,21 @@ const requestSlice = preparedVariants('availability_requests_slice', sliceVarian
         ? sql`${position} < ${cursor}`
         : sql`${position} > ${cursor}`;
   const order = direction === 'older' ? [desc(t.createdAt), desc(id)] : [asc(t.createdAt), asc(id)];
-  return recordQuery(db)
-    .where(
-      and(
-        eq(t.instanceId, sql.placeholder('instanceId')),
-        scope === 'customer' ? eq(t.customerId, sql.placeholder('customerId')) : undefined,
-        bound,
-      ),
-    )
-    .orderBy(...order)
-    .limit(sql.placeholder('limit'))
-    .prepare(name);
+  return prepareRecords(
+    db,
+    name,
+    recordColumns,
+    recordQuery(db)
+      .where(
+        and(
+          eq(t.instanceId, sql.placeholder('instanceId')),
+          scope === 'customer' ? eq(t.customerId, sql.placeholder('customerId')) : undefined,
+          bound,
+        ),
+      )
+      .orderBy(...order)
+      .limit(sql.placeholder('limit')),
+  );
 });
 
 /**
