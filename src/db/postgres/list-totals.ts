@@ -2,19 +2,23 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { CountedList } from '../values.js';
 import type { PostgresDb } from './client.js';
 import { preparedQuery } from './prepared.js';
+import { prepareNumber } from './prepared-rows.js';
 import { listTotals } from './schema/index.js';
 
 const totalOf = preparedQuery('list_total', (db, name) =>
-  db
-    .select({ total: sql<number>`coalesce(sum(${listTotals.total}), 0)::integer` })
-    .from(listTotals)
-    .where(
-      and(
-        eq(listTotals.instanceId, sql.placeholder('instanceId')),
-        eq(listTotals.list, sql.placeholder('list')),
+  prepareNumber(
+    db,
+    name,
+    db
+      .select({ total: sql<number>`coalesce(sum(${listTotals.total}), 0)::integer` })
+      .from(listTotals)
+      .where(
+        and(
+          eq(listTotals.instanceId, sql.placeholder('instanceId')),
+          eq(listTotals.list, sql.placeholder('list')),
+        ),
       ),
-    )
-    .prepare(name),
+  ),
 );
 
 /**
@@ -23,6 +27,5 @@ const totalOf = preparedQuery('list_total', (db, name) =>
  * triggers keep it in the inserting transaction (migrations 0003 and 0005).
  */
 export async function listTotal(db: PostgresDb, instanceId: string, list: CountedList): Promise<number> {
-  const [row] = await totalOf(db).execute({ instanceId, list });
-  return row?.total ?? 0;
+  return (await totalOf(db).get({ instanceId, list })) ?? 0;
 }

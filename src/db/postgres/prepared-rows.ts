@@ -76,3 +76,35 @@ export function prepareRecords<R>(
     },
   };
 }
+
+/**
+ * Prepares a read of one number on the pool of `db` as the named statement `name`: the first column of the
+ * first row of `query`, e.g. `db.select({ n: sql<number>\`count(*)::int\` })…`, without drizzle's row mapping.
+ * Keep the result with `preparedQuery`.
+ *
+ * @returns `get(parameters)`: the number, or null when there is no row or the value is null.
+ * @throws Error (from `get`) when the statement returns another number of columns than one.
+ */
+export function prepareNumber(
+  db: PostgresDb,
+  name: string,
+  query: { toSQL(): Query },
+): { get(parameters: Record<string, unknown>): Promise<number | null> } {
+  const { sql: text, params } = query.toSQL();
+  const values = parameterValues(params);
+  const pool = db.$client;
+  return {
+    get: async (parameters) => {
+      const result = await pool.query<unknown[]>({
+        name,
+        text,
+        values: values(parameters),
+        rowMode: 'array',
+      });
+      if (result.fields.length !== 1)
+        throw new Error(`${name} returned ${result.fields.length} columns, not one`);
+      const value = result.rows[0]?.[0];
+      return value === undefined || value === null ? null : Number(value);
+    },
+  };
+}

@@ -1,4 +1,3 @@
-import { drizzle } from 'drizzle-orm/node-postgres';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type pg from 'pg';
@@ -10,6 +9,7 @@ import type { CustomerRecord, NewCustomer } from '../../../src/db/rows.js';
 import type { SqliteDb } from '../../../src/db/sqlite/client.js';
 import * as sqlite from '../../../src/db/sqlite/queries/customers.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
+import { statementsOf } from './sent-statements.js';
 import { openTwinStores, type TwinStores } from './twin-stores.js';
 
 const at = new Date('2026-11-25T10:00:00.000Z');
@@ -246,18 +246,13 @@ describe('PostgreSQL customers and projects queries', () => {
         SELECT 'cus_bulk' || g, 'ins_bulk', g, md5(g::text), md5(g::text), 'ppl_1', 'usr_1', now(), now()
         FROM generate_series(1, 20000) g`);
       await pool.query('ANALYZE customers');
-      const logged: { sql: string; params: unknown[] }[] = [];
-      const logging = drizzle({
-        client: pool,
-        schema: pgSchema,
-        casing: 'snake_case',
-        logger: { logQuery: (sql, params) => logged.push({ sql, params }) },
-      }) as PostgresDb;
-      expect(await postgres.countCustomers(logging, 'ins_bulk', 'c4ca4')).toBe(1);
-      await postgres.listCustomersPage(logging, 'ins_bulk', { nameFolded: 'c4ca4', offset: 0, limit: 10 });
-      expect(logged).toHaveLength(2);
-      for (const { sql, params } of logged) {
-        const plan = await pool.query({ text: `EXPLAIN ${sql}`, values: params });
+      const statements = await statementsOf(async () => {
+        expect(await postgres.countCustomers(db, 'ins_bulk', 'c4ca4')).toBe(1);
+        await postgres.listCustomersPage(db, 'ins_bulk', { nameFolded: 'c4ca4', offset: 0, limit: 10 });
+      });
+      expect(statements).toHaveLength(2);
+      for (const { text, values } of statements) {
+        const plan = await pool.query({ text: `EXPLAIN ${text}`, values });
         expect(plan.rows.map((row) => row['QUERY PLAN']).join('\n')).toContain('customers_name_trigram_idx');
       }
     });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { is } from 'drizzle-orm';
 import { PgTable, getTableConfig as pgTableConfig } from 'drizzle-orm/pg-core';
 import { SQLiteTable, getTableConfig as sqliteTableConfig } from 'drizzle-orm/sqlite-core';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type PostgresDb, postgresDb } from '../../../src/db/postgres/client.js';
 import { migratePostgres, postgresMigrationsFolder } from '../../../src/db/postgres/migrate.js';
@@ -12,6 +12,7 @@ import * as queries from '../../../src/db/postgres/queries/index.js';
 import * as postgresSchema from '../../../src/db/postgres/schema/index.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
 import { createLinguisticDatabase, createTestDatabase } from '../../helpers/postgres-server.js';
+import { statementsOf } from './sent-statements.js';
 
 /** Each table of a schema module as names: its columns (with NOT NULL), indexes (with UNIQUE) and keys. */
 function shapeOf(tables: { name: string; columns: { name: string; notNull: boolean }[] }[]) {
@@ -308,27 +309,6 @@ describe('the PostgreSQL schema and its migrations', () => {
     });
   });
 });
-
-/** The statements, with their parameters, that node-postgres sends while `act` runs. */
-async function statementsOf(act: () => Promise<unknown>): Promise<{ text: string; values: unknown[] }[]> {
-  const statements: { text: string; values: unknown[] }[] = [];
-  const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-  const original = prototype.query;
-  prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    // `query(text, values)` or `query({ text, values? }, values?)`, as drizzle calls it.
-    const [config, values] = args as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
-    const text = typeof config === 'string' ? config : config.text;
-    const given = typeof config === 'string' ? undefined : config.values;
-    statements.push({ text, values: given ?? values ?? [] });
-    return original.apply(this, args);
-  };
-  try {
-    await act();
-  } finally {
-    prototype.query = original;
-  }
-  return statements;
-}
 
 /** The plan PostgreSQL would run for `query` with `values` (a custom plan for these parameters). */
 async function explain(pool: pg.Pool, query: string, values: unknown[] = []): Promise<string> {

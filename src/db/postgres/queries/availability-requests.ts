@@ -124,14 +124,17 @@ export async function insertAvailabilityRequests(
 }
 
 const requestById = preparedQuery('availability_request_by_id', (db, name) =>
-  recordQuery(db)
-    .where(
+  prepareRecords(
+    db,
+    name,
+    recordColumns,
+    recordQuery(db).where(
       and(
         eq(availabilityRequests.instanceId, sql.placeholder('instanceId')),
         eq(availabilityRequests.id, sql.placeholder('id')),
       ),
-    )
-    .prepare(name),
+    ),
+  ),
 );
 
 /** One request of an instance by id, or undefined (also for another instance's id). */
@@ -145,9 +148,12 @@ export async function findAvailabilityRequest(
 }
 
 const requestsById = preparedQuery('availability_requests_by_id', (db, name) =>
-  recordQuery(db)
-    .where(sql`${availabilityRequests.id} = any(${sql.placeholder('ids')}::text[])`)
-    .prepare(name),
+  prepareRecords(
+    db,
+    name,
+    recordColumns,
+    recordQuery(db).where(sql`${availabilityRequests.id} = any(${sql.placeholder('ids')}::text[])`),
+  ),
 );
 
 /**

@@ -5,6 +5,7 @@ import { bytewise } from '../bytewise.js';
 import type { PostgresDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
 import { preparedQuery, preparedVariants } from '../prepared.js';
+import { prepareNumber } from '../prepared-rows.js';
 import { customerFinancialDetails, customers, pricePlans, projects, users } from '../schema/index.js';
 
 /**
@@ -99,16 +100,19 @@ export async function findCustomers(
 }
 
 const namedCount = preparedQuery('customers_named_count', (db, name) =>
-  db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(customers)
-    .where(
-      and(
-        eq(customers.instanceId, sql.placeholder('instanceId')),
-        sql`${customers.nameFolded} like ${sql.placeholder('pattern')}`,
+  prepareNumber(
+    db,
+    name,
+    db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(customers)
+      .where(
+        and(
+          eq(customers.instanceId, sql.placeholder('instanceId')),
+          sql`${customers.nameFolded} like ${sql.placeholder('pattern')}`,
+        ),
       ),
-    )
-    .prepare(name),
+  ),
 );
 
 /** Number of customers of an instance whose folded name contains `nameFolded` (all when null). */
@@ -118,8 +122,7 @@ export async function countCustomers(
   nameFolded: string | null,
 ): Promise<number> {
   if (!nameFolded) return listTotal(db, instanceId, 'customers');
-  const [row] = await namedCount(db).execute({ instanceId, pattern: containing(nameFolded) });
-  return row?.n ?? 0;
+  return (await namedCount(db).get({ instanceId, pattern: containing(nameFolded) })) ?? 0;
 }
 
 const customerPage = preparedVariants('customers_page', ['all', 'named'] as const, (db, variant, name) =>
