@@ -10,9 +10,9 @@ import { type Placeholder, sql } from 'drizzle-orm';
  * better-sqlite3 binds every parameter on every run, so each run compiled the statement anew; drizzle binds
  * a number given to `.limit()` as a parameter too. A list page of 25 requests took 68 µs with `LIMIT ?` and
  * 51 µs with `LIMIT cast(? as integer)`, whose value the planner does not read (`npm run bench`, rest-list;
- * BENCHMARKS.md, "A LIMIT compiled on every run"). The plans are the same: each read's index order already
- * serves its `ORDER BY` (`test/db/sqlite/bound-limit.test.ts` asserts them). `OFFSET ?` is not read by the
- * planner and stays as it is.
+ * BENCHMARKS.md, "A LIMIT compiled on every run"). Each read keeps the plan SQLite makes for it with a
+ * fixed LIMIT (`test/db/sqlite/bound-limit.test.ts` asserts it for the store's reads). `OFFSET ?` is not
+ * read by the planner and stays as it is.
  *
  * @param limit what `.limit()` would take: `sql.placeholder(name)` or a whole number.
  * @returns a chunk for `.limit()` (typed as drizzle's `Placeholder`, see the cast below).

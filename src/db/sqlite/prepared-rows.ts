@@ -42,8 +42,8 @@ export interface PreparedTableRows<R> {
  * drizzle maps every value through a generic path walk with class checks; on a list page of 25 requests
  * and their addresses that was about a twentieth of the request (`npm run bench`, rest-list). Here a
  * column's own `mapFromDriverValue` runs only where it changes the value (timestamps, JSON, booleans),
- * the row objects are made by a mapper generated for the selection (`recordMapper`, `src/db/row-mapping.ts`), and
- * placeholders are resolved to positions once.
+ * the row objects are made by a mapper generated for the selection (`recordMapper` in
+ * `src/db/row-mapping.ts`), and placeholders are resolved to positions once.
  *
  * Not for outer joins: a missing joined row would come back as an object of nulls, not null.
  *
