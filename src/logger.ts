@@ -11,8 +11,7 @@ export type Logger = pino.Logger;
  * output to files and pipes on Linux (https://nodejs.org/api/process.html#a-note-on-process-io), and as
  * pino offers with `sync: true` (https://github.com/pinojs/pino/blob/main/docs/asynchronous.md): no line
  * is lost when the process dies, and a line does not go through libuv's thread pool and back to the event
- * loop. pino's asynchronous default did that for every request line; on 2 cores the REST list served
- * about 4 % fewer requests a second with it (`npm run bench`, rest-list; BENCHMARKS.md).
+ * loop, as it did with pino's asynchronous default (BENCHMARKS.md, "Log lines written synchronously").
  */
 export function createLogger(level: string): Logger {
   return pino(
