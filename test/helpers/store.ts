@@ -84,6 +84,35 @@ type Execute = 'all' | 'get' | 'run' | 'iterate';
 const executes: Execute[] = ['all', 'get', 'run', 'iterate'];
 
 /**
+ * The statements, with their parameters, that node-postgres sends while `act` runs: every `query` on any
+ * client (pooled or in a transaction), `BEGIN` and `COMMIT` included. The client is watched, not replaced.
+ */
+export async function statementsOf(
+  act: () => Promise<unknown>,
+): Promise<{ text: string; values: unknown[] }[]> {
+  const statements: { text: string; values: unknown[] }[] = [];
+  const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = prototype.query;
+  prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    // `query(text, values)` or `query({ text, values? }, values?)`, as drizzle and our prepared reads call it.
+    const [config, values] = args as [
+      string | { text?: string; values?: unknown[] } | undefined,
+      unknown[] | undefined,
+    ];
+    const text = typeof config === 'string' ? config : (config?.text ?? '');
+    const given = typeof config === 'string' ? undefined : config?.values;
+    statements.push({ text, values: given ?? values ?? [] });
+    return original.apply(this, args);
+  };
+  try {
+    await act();
+  } finally {
+    prototype.query = original;
+  }
+  return statements;
+}
+
+/**
  * Runs `act` and records the SQL of every statement the store executed meanwhile.
  *
  * - SQLite: `all`, `get`, `run`, `iterate` on any statement, prepared now or long before — the store keeps
@@ -96,23 +125,18 @@ export async function recordStatements<T>(
   store: Store,
   act: () => Promise<T>,
 ): Promise<{ result: T; sql: string[] }> {
-  const sql: string[] = [];
   const { connection } = store;
   if (connection.dialect === 'postgres') {
-    const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-    const original = prototype.query;
-    prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const [config] = args;
-      const text = typeof config === 'string' ? config : (config as { text?: string } | undefined)?.text;
-      if (text && !/^(begin|commit|rollback)\b/i.test(text)) sql.push(text);
-      return original.apply(this, args);
-    };
-    try {
-      return { result: await act(), sql };
-    } finally {
-      prototype.query = original;
-    }
+    let result: T | undefined;
+    const statements = await statementsOf(async () => {
+      result = await act();
+    });
+    const sql = statements
+      .map(({ text }) => text)
+      .filter((text) => text && !/^(begin|commit|rollback)\b/i.test(text));
+    return { result: result as T, sql };
   }
+  const sql: string[] = [];
   const client = connection.db.$client;
   const prototype = Object.getPrototypeOf(client.prepare('select 1')) as Record<Execute, unknown>;
   const originals = new Map(executes.map((name) => [name, prototype[name]]));

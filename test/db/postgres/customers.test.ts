@@ -9,7 +9,7 @@ import type { CustomerRecord, NewCustomer } from '../../../src/db/rows.js';
 import type { SqliteDb } from '../../../src/db/sqlite/client.js';
 import * as sqlite from '../../../src/db/sqlite/queries/customers.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
-import { statementsOf } from './sent-statements.js';
+import { statementsOf } from '../../helpers/store.js';
 import { openTwinStores, type TwinStores } from './twin-stores.js';
 
 const at = new Date('2026-11-25T10:00:00.000Z');

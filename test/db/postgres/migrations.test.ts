@@ -12,7 +12,7 @@ import * as queries from '../../../src/db/postgres/queries/index.js';
 import * as postgresSchema from '../../../src/db/postgres/schema/index.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
 import { createLinguisticDatabase, createTestDatabase } from '../../helpers/postgres-server.js';
-import { statementsOf } from './sent-statements.js';
+import { statementsOf } from '../../helpers/store.js';
 
 /** Each table of a schema module as names: its columns (with NOT NULL), indexes (with UNIQUE) and keys. */
 function shapeOf(tables: { name: string; columns: { name: string; notNull: boolean }[] }[]) {
