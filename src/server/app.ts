@@ -164,13 +164,25 @@ export async function startApp(
     route !== '/metrics' &&
     fromTrustedProxy(config, req);
   const server = createServer((req, res) => {
-    inFlight.track(req, res);
+    const untrack = inFlight.track(res);
     // Draining: the balancer must not keep a connection that could fail under its next request.
     if (draining) res.setHeader('connection', 'close');
     const url = URL.parse(req.url ?? '/', 'http://localhost');
     const route = url ? routeLabel(url.pathname) : 'other';
-    const requestLog = logRequest(req, res, route);
-    metrics.observeHttp(req, res, route);
+    const { log: requestLog, end: logLine } = logRequest(req, res, route);
+    const recordMetrics = metrics.observeHttp(req, res, route);
+    /*
+     * One listener ends the request for the in-flight count, the metrics and the log line: a response emits
+     * `close` exactly once, after it finished or when its connection closed first. `error` (e.g. a write
+     * after the end) puts the error in the line when it comes first.
+     */
+    const ended = (error?: Error) => {
+      untrack();
+      recordMetrics();
+      logLine(error);
+    };
+    res.once('close', ended);
+    res.once('error', ended);
     if (draining && refuseWhileDraining(req, route)) {
       res.setHeader('retry-after', String(Math.max(1, Math.ceil(config.SHUTDOWN_DRAIN_SECONDS))));
       return sendProblem(res, new AppError('UNAVAILABLE', 'This instance is shutting down; try another.'));

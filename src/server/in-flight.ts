@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 
 /**
  * The HTTP requests a server is answering right now, for a graceful shutdown (issue 17): how many there
@@ -14,15 +14,18 @@ export class InFlightRequests {
     return this.open.size;
   }
 
-  /** Counts `res` until it finishes or its connection closes. Call it as the request arrives. */
-  track(_req: IncomingMessage, res: ServerResponse): void {
+  /**
+   * Counts `res` from now on. Call it as the request arrives.
+   *
+   * @returns the function that stops counting it, to call when the response has ended (its `close` event:
+   *   after it finished, or when its connection closed first); calling it again does nothing.
+   */
+  track(res: ServerResponse): () => void {
     this.open.add(res);
-    const done = () => {
+    return () => {
       if (!this.open.delete(res)) return;
       if (this.open.size === 0) for (const resolve of this.waiters.splice(0)) resolve();
     };
-    res.once('finish', done);
-    res.once('close', done);
   }
 
   /**

@@ -110,23 +110,23 @@ export class AppMetrics {
   }
 
   /**
-   * Counts one HTTP request and times it when its response ends (finished or closed, whichever is
-   * first). Call it as the request arrives.
+   * Starts timing one HTTP request. Call it as the request arrives.
    *
    * @param route the request's `routeLabel`, never a raw path.
+   * @returns the function that counts the request and records its duration, by method, route and the
+   *   response's status at that moment; call it when the response has ended (finished or closed). Only its
+   *   first call records.
    */
-  observeHttp(req: IncomingMessage, res: ServerResponse, route: string): void {
+  observeHttp(req: IncomingMessage, res: ServerResponse, route: string): () => void {
     const end = this.httpDuration.startTimer();
     let recorded = false;
-    const record = () => {
+    return () => {
       if (recorded) return;
       recorded = true;
       const labels = { method: req.method ?? 'UNKNOWN', route, status: String(res.statusCode) };
       this.httpRequests.inc(labels);
       end(labels);
     };
-    res.once('finish', record);
-    res.once('close', record);
   }
 
   /** Records one gathering attempt; pass it as the worker's `onTaskSettled`. */

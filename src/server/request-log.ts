@@ -68,6 +68,17 @@ function levelOf(res: ServerResponse, error: Error | undefined): 'error' | 'info
   return error || res.statusCode >= 500 ? 'error' : 'info';
 }
 
+/** One request's part of the request log: its logger, and the call that writes its line. */
+export interface RequestLog {
+  /** The request's logger (a pino child bound to `reqId`, made on first call) for anything logged while serving it. */
+  log(): Logger;
+  /**
+   * Writes the request's line; call it when the response has ended (its `close` event), or with the error
+   * of an `error` event on the response. Only the first call writes.
+   */
+  end(error?: Error): void;
+}
+
 /**
  * Request logging on pino: each HTTP request gives one line when its response ends (finished, or closed
  * before that), `info` below 500 and `error` from 500, with `reqId`, `route` (a low-cardinality label, see
@@ -86,42 +97,42 @@ function levelOf(res: ServerResponse, error: Error | undefined): 'error' | 'info
  * logged object, about 7 µs a line, more than the rest of the line. A line with an error goes through
  * `logger` itself, whose redaction still covers whatever the error carries.
  *
- * @returns a function to call first for every request, with the request's route label; it returns the
- *   request's logger (a pino child with `reqId`, made on first call) for anything logged while serving it.
+ * @returns a function to call first for every request, with the request's route label; it sets the
+ *   `X-Request-Id` header and returns the request's {@link RequestLog}. It listens to no event itself: the
+ *   caller calls `end` (the app does, from the one listener that ends each request).
  */
 export function createRequestLogger(
   logger: Logger,
-): (req: IncomingMessage, res: ServerResponse, route: string) => () => Logger {
+): (req: IncomingMessage, res: ServerResponse, route: string) => RequestLog {
   // Nothing of a line without an error needs redacting (see above).
   const lineLogger = logger.child({}, { redact: [] });
   return (req, res, route) => {
     const startedAt = Date.now();
     const reqId = requestIdOf(req.headers['x-request-id']);
     res.setHeader('x-request-id', reqId);
-    const ended = (error?: Error) => {
-      res.off('finish', ended);
-      res.off('close', ended);
-      res.off('error', ended);
-      const level = levelOf(res, error);
-      if (!logger.isLevelEnabled(level)) return;
-      const line = {
-        reqId,
-        route,
-        req: serializeRequest(req),
-        res: { statusCode: res.statusCode },
-        durationMs: Date.now() - startedAt,
-        // A 5xx's own error was logged where it was thrown; only a failure of the response itself is added.
-        ...(error ? { err: error } : {}),
-      };
-      (error ? logger : lineLogger)[level](line, 'request completed');
-    };
-    res.on('finish', ended);
-    res.on('close', ended);
-    res.on('error', ended);
+    let ended = false;
     let child: Logger | undefined;
-    return () => {
-      child ??= logger.child({ reqId });
-      return child;
+    return {
+      log: () => {
+        child ??= logger.child({ reqId });
+        return child;
+      },
+      end: (error) => {
+        if (ended) return;
+        ended = true;
+        const level = levelOf(res, error);
+        if (!logger.isLevelEnabled(level)) return;
+        const line = {
+          reqId,
+          route,
+          req: serializeRequest(req),
+          res: { statusCode: res.statusCode },
+          durationMs: Date.now() - startedAt,
+          // A 5xx's own error was logged where it was thrown; only a failure of the response itself is added.
+          ...(error ? { err: error } : {}),
+        };
+        (error ? logger : lineLogger)[level](line, 'request completed');
+      },
     };
   };
 }
