@@ -80,7 +80,24 @@ function procStatusMiB(pid: number, field: 'VmHWM' | 'VmRSS'): number | null {
 }
 
 /**
- * Starts `node [nodeArgs] script` from the repository root with `PORT` and `HOST=127.0.0.1` set, and
+ * The node flags `npm run start:prod` gives the gateway (package.json), e.g. `--max-semi-space-size=32`.
+ * {@link startServer} starts every server with them, the baselines too, so that gateway and ceiling run with
+ * the same V8 heap settings as production.
+ *
+ * @throws Error when `start:prod` is not a `node …` command line.
+ */
+export function productionNodeFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
+  const words = (manifest.scripts?.['start:prod'] ?? '').trim().split(/\s+/);
+  if (words[0] !== 'node')
+    throw new Error(`package.json's start:prod is not a node command line: ${words.join(' ')}`);
+  return words.slice(1).filter((word) => word.startsWith('--'));
+}
+
+/**
+ * Starts `node [production flags] [nodeArgs] script` from the repository root with `PORT` and `HOST=127.0.0.1` set, and
  * waits until `GET readyPath` answers 2xx (30 s at most). The gateway's scripts (`src/…`) run from its
  * production build ({@link buildGateway}); other TypeScript scripts through tsx's loader in the same
  * process. Either way the pid measured is the server's own. Output goes to /dev/null unless
@@ -106,7 +123,7 @@ export async function startServer(options: {
   // BENCH_NODE_ARGS='--perf-basic-prof …': node flags for every server, gateway and baselines alike, e.g. for
   // `perf record -g -p <pid>` to name JIT-compiled JavaScript frames beside SQLite's and the kernel's.
   const extra = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const nodeArgs = [...profile, ...extra, ...(options.nodeArgs ?? [])];
+  const nodeArgs = [...productionNodeFlags(), ...profile, ...extra, ...(options.nodeArgs ?? [])];
   const child = spawn(process.execPath, [...nodeArgs, ...scriptArguments(options.script)], {
     cwd: repositoryRoot,
     env: { ...process.env, ...options.env, PORT: String(port), HOST: '127.0.0.1' },

@@ -1,6 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, startServer, whilePaused } from '../../bench/lib/process.js';
+import {
+  productionNodeFlags,
+  repositoryRoot,
+  type ServerProcess,
+  startServer,
+  whilePaused,
+} from '../../bench/lib/process.js';
 import { waitFor } from '../helpers/wait.js';
 
 const ticker = { script: 'test/fixtures/bench/ticker.ts', readyPath: '/healthz' };
@@ -62,5 +69,31 @@ describe('pausing the servers of a bench scenario', () => {
 
     // A stopped process keeps a SIGTERM pending until it is continued: stop() continues it first.
     expect(server.child.signalCode).toBe('SIGTERM');
+  });
+});
+
+describe('the node flags of the servers a bench starts', () => {
+  const scripts = (
+    JSON.parse(readFileSync(`${repositoryRoot}/package.json`, 'utf8')) as { scripts: Record<string, string> }
+  ).scripts;
+
+  it('when package.json starts the service, then every server script gives node the flags the bench reads from start:prod', () => {
+    expect(productionNodeFlags()).toEqual(['--max-semi-space-size=32']);
+    expect(scripts['start:prod']).toBe('node --max-semi-space-size=32 dist/main.js');
+    expect(scripts['worker:prod']).toBe('node --max-semi-space-size=32 dist/worker-main.js');
+    expect(scripts.start).toBe('tsx --max-semi-space-size=32 src/main.ts');
+    expect(scripts.worker).toBe('tsx --max-semi-space-size=32 src/worker-main.ts');
+  });
+
+  it('when the bench starts a server, then the process runs with those flags before its own', async () => {
+    const server = await startServer({ ...ticker, nodeArgs: ['--no-warnings'] });
+    try {
+      const response = await fetch(`${server.url}/exec-argv`);
+      const execArgv = (await response.json()) as string[];
+
+      expect(execArgv.slice(0, 2)).toEqual(['--max-semi-space-size=32', '--no-warnings']);
+    } finally {
+      await server.stop();
+    }
   });
 });
