@@ -11,7 +11,8 @@ import { mercureDiscoveryLink } from './mercure-discovery.js';
 import { toProblem } from './problem.js';
 import { type Route, routes } from './routes.js';
 
-interface CompiledRoute {
+/** A route with its path pattern split into segments (`['availability-requests', ':id']`). */
+export interface CompiledRoute {
   route: Route;
   segments: string[];
 }
@@ -42,8 +43,38 @@ function paramsOf(segments: readonly string[], parts: readonly string[]): Record
 }
 
 /**
- * The route for `method` on `pathname`, with its parameters, in one pass over the table
- * and without allocating for the routes that do not fit (this runs for every REST request).
+ * The REST routes a URL path fits, whatever their methods: what the server's route label and
+ * {@link handleRest} both read, so a request's path is matched once.
+ */
+export interface RestPathMatch {
+  /** The path's `/`-separated parts after the leading `/`. */
+  parts: readonly string[];
+  /** The routes whose path pattern fits, in the table's order; empty when the path is not a REST path. */
+  fitting: readonly CompiledRoute[];
+}
+
+/**
+ * Matches a URL path against the REST table in one pass (`:name` matches any non-empty part).
+ *
+ * @param pathname the URL path, without query string.
+ */
+export function matchRestPath(pathname: string): RestPathMatch {
+  const parts = pathname.split('/').slice(1);
+  const fitting: CompiledRoute[] = [];
+  for (const entry of compiled) if (fits(entry.segments, parts)) fitting.push(entry);
+  return { parts, fitting };
+}
+
+/**
+ * The route pattern of a matched path for metric labels and logs (`/availability-requests/:id`): the first
+ * fitting route's, whatever the method; null when no route fits.
+ */
+export function restPattern(match: RestPathMatch): string | null {
+  return match.fitting[0]?.route.path ?? null;
+}
+
+/**
+ * The route for `method` among those a path fits, with its parameters.
  * @throws {AppError} `NOT_FOUND` when no route fits the path; `METHOD_NOT_ALLOWED` (and sets `Allow`) when
  *   routes fit it for other methods only.
  */
@@ -51,17 +82,13 @@ function findRoute(
   res: ServerResponse,
   method: string | undefined,
   pathname: string,
+  { parts, fitting }: RestPathMatch,
 ): { route: Route; params: Record<string, string> } {
-  const parts = pathname.split('/').slice(1);
-  let fitsOtherMethods = false;
-  for (const { route, segments } of compiled) {
-    if (!fits(segments, parts)) continue;
+  for (const { route, segments } of fitting) {
     if (route.method === method) return { route, params: paramsOf(segments, parts) };
-    fitsOtherMethods = true;
   }
-  if (!fitsOtherMethods) throw new AppError('NOT_FOUND', `No route ${pathname}.`);
-  const allowed = compiled.filter(({ segments }) => fits(segments, parts)).map(({ route }) => route.method);
-  const allow = [...new Set(allowed)].join(', ');
+  if (fitting.length === 0) throw new AppError('NOT_FOUND', `No route ${pathname}.`);
+  const allow = [...new Set(fitting.map(({ route }) => route.method))].join(', ');
   res.setHeader('allow', allow);
   throw new AppError('METHOD_NOT_ALLOWED', `Use ${allow} on ${pathname}.`);
 }
@@ -90,6 +117,7 @@ export function sendProblem(res: ServerResponse, error: unknown, log?: () => Ser
  * runs the route — at most once per `Idempotency-Key` for POSTs — and sends its document (with the
  * Mercure hub's `Link` where it hands out an `sse_jwt`), or a problem+json for any error. An unexpected
  * error is logged with `log()`: the request's logger (with its `reqId`), the service's when not given.
+ * `match` is the path's {@link matchRestPath}, when the caller has matched it already.
  */
 export async function handleRest(
   services: Services,
@@ -97,9 +125,10 @@ export async function handleRest(
   res: ServerResponse,
   url: URL,
   log: () => Services['logger'] = () => services.logger,
+  match: RestPathMatch = matchRestPath(url.pathname),
 ): Promise<void> {
   try {
-    const { route, params } = findRoute(res, req.method, url.pathname);
+    const { route, params } = findRoute(res, req.method, url.pathname, match);
     let ctx: Context = createContext(services, null);
     if (route.authenticated) {
       const token = authTokenFromHeaders((name) => req.headers[name] as string | undefined);

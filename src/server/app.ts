@@ -17,7 +17,7 @@ import { sendJson } from '../rest/http.js';
 import { MercureHub } from '../rest/mercure.js';
 import { MERCURE_HUB_PATH } from '../rest/mercure-discovery.js';
 import { serveApiDocs } from '../rest/openapi/serve.js';
-import { handleRest, sendProblem } from '../rest/router.js';
+import { handleRest, matchRestPath, type RestPathMatch, sendProblem } from '../rest/router.js';
 import { fromTrustedProxy } from './client-address.js';
 import { createGraphQLServer } from './graphql.js';
 import { graphqlBodyRefusal, sendGraphQLRefusal } from './graphql-body-limit.js';
@@ -128,7 +128,13 @@ export async function startApp(
   };
   const logRequest = createRequestLogger(services.logger);
 
-  const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, log: () => Logger) => {
+  const handle = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    restMatch: RestPathMatch,
+    log: () => Logger,
+  ) => {
     if (url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (url.pathname === '/readyz') {
       const state = await readiness();
@@ -146,7 +152,7 @@ export async function startApp(
     if (url.pathname === MERCURE_HUB_PATH) return mercure.handle(req, res, url);
     if (serveDashboard(req, res, url.pathname)) return;
     if (serveApiDocs(req, res, url.pathname)) return;
-    return handleRest(services, req, res, url, log);
+    return handleRest(services, req, res, url, log, restMatch);
   };
   const inFlight = new InFlightRequests();
   let draining = false;
@@ -168,7 +174,9 @@ export async function startApp(
     // Draining: the balancer must not keep a connection that could fail under its next request.
     if (draining) res.setHeader('connection', 'close');
     const url = URL.parse(req.url ?? '/', 'http://localhost');
-    const route = url ? routeLabel(url.pathname) : 'other';
+    // The REST table is matched once, for the route label and for the REST router.
+    const restMatch = matchRestPath(url?.pathname ?? '');
+    const route = url ? routeLabel(url.pathname, restMatch) : 'other';
     const { log: requestLog, end: logLine } = logRequest(req, res, route);
     const recordMetrics = metrics.observeHttp(req, res, route);
     /*
@@ -188,7 +196,7 @@ export async function startApp(
       return sendProblem(res, new AppError('UNAVAILABLE', 'This instance is shutting down; try another.'));
     }
     if (!url) return sendProblem(res, new AppError('MALFORMED', 'The request target is not a valid URL.'));
-    handle(req, res, url, requestLog).catch((error: unknown) => {
+    handle(req, res, url, restMatch, requestLog).catch((error: unknown) => {
       if (!res.headersSent) return sendProblem(res, error, requestLog);
       requestLog().error({ err: error }, 'request failed after its response began');
       res.destroy();

@@ -215,4 +215,21 @@ describe('availability requests: bad input is refused and writes nothing', () =>
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toBe('GET, POST');
   });
+
+  it("when a path fits two patterns (options and :id), then the method picks the route and a wrong one lists both patterns' methods once", async () => {
+    const fresh = await server.tenant();
+    const options = await fresh.api.get('/availability-requests/options?country_code=NL');
+    const wrongMethod = await fresh.api.request('POST', '/availability-requests/options');
+    const emptyId = await fresh.api.get('/availability-requests/');
+
+    expect(options.status).toBe(200);
+    expect(Object.keys(options.body as object)).toEqual(['data']);
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('GET');
+    expect(wrongMethod.body).toMatchObject({
+      status: 405,
+      detail: 'Use GET on /availability-requests/options.',
+    });
+    expect(emptyId.status).toBe(404);
+  });
 });
