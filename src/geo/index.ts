@@ -1,7 +1,7 @@
 /**
  * Geography for addresses: country codes and continents, per-country address
- * field descriptors, postal code normalisation and validation, and offline
- * city-precision geocoding.
+ * field descriptors, postal code normalisation and validation, and geocoding:
+ * offline (Dutch postal code areas, cities) or by PDOK's Locatieserver.
  */
 export { type AddressFieldKey, addressFieldDescriptors, type FieldDescriptor } from './address-fields.js';
 export { continentCode, isCountryCode } from './countries.js';
@@ -17,6 +17,7 @@ export {
   type CoordinatesPrecision,
   createOfflineGeocoder,
   type Geocoder,
+  isExactPlace,
   type Located,
   type ReversePlace,
 } from './geocoding.js';
@@ -29,3 +30,4 @@ export {
   postalCodePattern,
   validatePostalCode,
 } from './postal-code.js';
+export { postalCodeAreaCentre } from './postal-code-areas.js';

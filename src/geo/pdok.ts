@@ -13,6 +13,7 @@ const locatieserverResponse = z.object({
       z.object({
         type: z.string(),
         centroide_ll: z.string(),
+        straatnaam: z.string().optional(),
         woonplaatsnaam: z.string().optional(),
         postcode: z.string().optional(),
         huisnummer: z.number().optional(),
@@ -30,9 +31,11 @@ function parsePoint(wkt: string): { latitude: number; longitude: number } | null
 /**
  * The PDOK Locatieserver adapter: address-precise coordinates for Dutch addresses with a postal code and
  * house number, by a `free` search `postcode:<pc> and huisnummer:<nr>` filtered to `type:adres`
- * (PDOK Locatieserver documentation, "free" endpoint). Anything else — other countries, an address it does
- * not find, or the service failing or timing out — is answered by `fallback` (the offline geocoder), so the
- * precision always says what is really known.
+ * (PDOK Locatieserver documentation, "free" endpoint), with the BAG's street (`straatnaam`) and place
+ * (`woonplaatsnaam`) to complete an address given without them — so a seller that needs a street (MEF
+ * Sonata's `FieldedAddress`) can be asked. Anything else — other countries, an address it does not find, or
+ * the service failing or not answering within `timeoutMs` (3 s by default) — is answered by `fallback` (the
+ * offline geocoder: postal code area or city), so the precision always says what is really known.
  */
 export function createPdokGeocoder(options: {
   baseUrl: string;
@@ -50,7 +53,7 @@ export function createPdokGeocoder(options: {
       url.searchParams.set('q', `postcode:${address.postalCode} and huisnummer:${address.houseNumber}`);
       url.searchParams.set('fq', 'type:adres');
       url.searchParams.set('rows', '1');
-      url.searchParams.set('fl', 'type centroide_ll woonplaatsnaam postcode huisnummer');
+      url.searchParams.set('fl', 'type centroide_ll straatnaam woonplaatsnaam postcode huisnummer');
       try {
         const response = await fetch(url, {
           signal: AbortSignal.timeout(timeoutMs),
@@ -64,12 +67,13 @@ export function createPdokGeocoder(options: {
           const located: Located = {
             coordinates: point,
             precision: 'address',
-            city: doc.woonplaatsnaam ?? null,
+            city: doc.woonplaatsnaam || null,
+            street: doc.straatnaam || null,
           };
           return located;
         }
       } catch (error) {
-        options.logger.warn({ err: error }, 'PDOK Locatieserver look-up failed; using city precision');
+        options.logger.warn({ err: error }, 'PDOK Locatieserver look-up failed; using the offline geocoder');
       }
       return options.fallback.locate(address);
     },

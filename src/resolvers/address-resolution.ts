@@ -24,8 +24,9 @@ function emptyAddress(countryCode: string): NewAddress {
 /**
  * Resolves an address input to its stored form, or reports why it cannot be. Coordinates are the address:
  * reverse geocoding fills country, city and continent (DESIGN.md, "Coordinate-only addresses"). Address
- * fields are checked against their country's descriptors and located by the configured geocoder; the
- * stored precision says what is really known (the given point, the address itself, or only its city).
+ * fields are checked against their country's descriptors and located by the configured geocoder, which also
+ * completes a street or city the caller left empty when it knows them (PDOK); the stored precision says what
+ * is really known (the given point, the address itself, its postal code area, or only its city).
  *
  * @param path the element's address path for problems, e.g. `/0/address`.
  */
@@ -81,6 +82,7 @@ export async function resolveAddress(
     address: {
       ...fields,
       inputKind: 'fields',
+      street: fields.street === '' ? (located?.street ?? '') : fields.street,
       city: fields.city === '' ? (located?.city ?? '') : fields.city,
       continentCode: continentCode(countryCode),
       latitude: located?.coordinates.latitude ?? null,

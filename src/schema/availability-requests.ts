@@ -45,12 +45,13 @@ const Address = builder.objectRef<ShownAddress>('Address').implement({
     coordinatesPrecision: t.exposeString('coordinatesPrecision', {
       nullable: true,
       description:
-        'given (coordinate input), address (the address itself, e.g. BAG), city (the city centre); null when unknown.',
+        'How exact the coordinates are: given (coordinate input), address (the address itself, e.g. BAG), postal_code_area (the centre of its postal code area, e.g. a Dutch PC4), city (the city centre); null when unknown.',
     }),
     coordinates: t.field({
       type: Coordinates,
       nullable: true,
-      description: 'Given, or located by the service (city precision); null when the place is unknown.',
+      description:
+        'Given, or located by the service (see coordinatesPrecision); null when the place is unknown.',
       resolve: (a) =>
         a.latitude === null || a.longitude === null ? null : { latitude: a.latitude, longitude: a.longitude },
     }),

@@ -1,63 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOfflineGeocoder, createPdokGeocoder } from '../../src/geo/index.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createOfflineGeocoder, createPdokGeocoder, postalCodeAreaCentre } from '../../src/geo/index.js';
 import { startTestServer, type TestServer, waitFor } from '../helpers/app.js';
-
-/** A local stand-in for the PDOK Locatieserver `free` endpoint, answering in its documented format. */
-function locatieserver(): Promise<{
-  url: string;
-  queries: URLSearchParams[];
-  server: Server;
-  failNext: { count: number };
-}> {
-  const queries: URLSearchParams[] = [];
-  const failNext = { count: 0 };
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://pdok.test');
-    queries.push(url.searchParams);
-    if (failNext.count > 0) {
-      failNext.count -= 1;
-      res.writeHead(503).end();
-      return;
-    }
-    const found =
-      url.pathname === '/free' && url.searchParams.get('q') === 'postcode:1016XA and huisnummer:206';
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
-        response: {
-          numFound: found ? 1 : 0,
-          start: 0,
-          maxScore: 17.5,
-          docs: found
-            ? [
-                {
-                  type: 'adres',
-                  weergavenaam: 'Lijnbaansgracht 206H, 1016XA Amsterdam',
-                  woonplaatsnaam: 'Amsterdam',
-                  postcode: '1016XA',
-                  huisnummer: 206,
-                  centroide_ll: 'POINT(4.88012345 52.37198765)',
-                },
-              ]
-            : [],
-        },
-      }),
-    );
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        queries,
-        server,
-        failNext,
-      }),
-    ),
-  );
-}
+import { type Locatieserver, startLocatieserver } from '../helpers/pdok-locatieserver.js';
 
 const address = {
   countryCode: 'NL',
@@ -69,45 +14,77 @@ const address = {
 };
 
 describe('PDOK Locatieserver geocoder', () => {
-  let pdok: Awaited<ReturnType<typeof locatieserver>>;
+  let pdok: Locatieserver;
   const logger = pino({ level: 'silent' });
+  /** The offline answer for the example address: its PC4 area's centre. */
+  const pc4_1016 = postalCodeAreaCentre('NL', '1016XA');
 
   beforeAll(async () => {
-    pdok = await locatieserver();
+    pdok = await startLocatieserver();
   });
-  afterAll(() => new Promise<void>((resolve) => pdok.server.close(() => resolve())));
+  beforeEach(() => {
+    pdok.mode = 'answer';
+  });
+  afterAll(() => pdok.close());
 
-  const geocoder = () => createPdokGeocoder({ baseUrl: pdok.url, fallback: createOfflineGeocoder(), logger });
+  const geocoder = (timeoutMs?: number) =>
+    createPdokGeocoder({ baseUrl: pdok.url, fallback: createOfflineGeocoder(), logger, timeoutMs });
 
-  it('when a Dutch address is found, then it answers its own coordinates at address precision', async () => {
+  it('when a Dutch address is found, then it answers its own coordinates at address precision, with its street and place', async () => {
     const located = await geocoder().locate(address);
 
     expect(located).toEqual({
       coordinates: { latitude: 52.37198765, longitude: 4.88012345 },
       precision: 'address',
       city: 'Amsterdam',
+      street: 'Lijnbaansgracht',
     });
     const query = pdok.queries.at(-1);
-    expect([query?.get('q'), query?.get('fq'), query?.get('rows')]).toEqual([
+    expect([query?.get('q'), query?.get('fq'), query?.get('rows'), query?.get('fl')]).toEqual([
       'postcode:1016XA and huisnummer:206',
       'type:adres',
       '1',
+      'type centroide_ll straatnaam woonplaatsnaam postcode huisnummer',
     ]);
   });
 
-  it('when the address is unknown to PDOK, then the city centre is used and called city precision', async () => {
+  it('when the address is unknown to PDOK, then its postal code area’s centre is used and called so', async () => {
     const located = await geocoder().locate({ ...address, houseNumber: '9999' });
 
-    expect(located?.precision).toBe('city');
-    expect(located?.coordinates.latitude).toBeCloseTo(52.37, 1);
+    expect(located).toEqual({
+      coordinates: pc4_1016,
+      precision: 'postal_code_area',
+      city: null,
+      street: null,
+    });
   });
 
-  it('when PDOK fails, then it falls back to city precision instead of failing', async () => {
-    pdok.failNext.count = 1;
+  it('when PDOK fails, then the offline answer stands instead of failing', async () => {
+    pdok.mode = 'fail';
 
     const located = await geocoder().locate(address);
 
-    expect(located?.precision).toBe('city');
+    expect(located).toEqual({
+      coordinates: pc4_1016,
+      precision: 'postal_code_area',
+      city: null,
+      street: null,
+    });
+  });
+
+  it('when PDOK does not answer within the timeout, then the offline answer stands', async () => {
+    pdok.mode = 'hang';
+    const before = pdok.queries.length;
+
+    const located = await geocoder(200).locate(address);
+
+    expect(pdok.queries.length).toBe(before + 1);
+    expect(located).toEqual({
+      coordinates: pc4_1016,
+      precision: 'postal_code_area',
+      city: null,
+      street: null,
+    });
   });
 
   it('when the address is not Dutch, then PDOK is not asked', async () => {
@@ -138,6 +115,14 @@ describe('PDOK Locatieserver geocoder', () => {
         { address: { country_code: 'NL', postal_code: '1016 XA', house_number: '206' } },
         { address: { country_code: 'NL', postal_code: '1017AB', house_number: '1', city: 'Amsterdam' } },
         { address: { coordinates: { latitude: 52.36801, longitude: 4.879151 } } },
+        {
+          address: {
+            country_code: 'NL',
+            postal_code: '1016XA',
+            house_number: '206',
+            street: 'Prinsengracht',
+          },
+        },
       ]);
       const ids: string[] = created.body.data.map((entry: { id: string }) => entry.id);
 
@@ -146,7 +131,7 @@ describe('PDOK Locatieserver geocoder', () => {
           waitFor(
             () =>
               tenant.api.graphql(
-                `query ($id: ID!) { availabilityRequest(id: $id) { address { city postalCode coordinatesPrecision coordinates { latitude longitude } } } }`,
+                `query ($id: ID!) { availabilityRequest(id: $id) { address { street city postalCode coordinatesPrecision coordinates { latitude longitude } } } }`,
                 { id },
               ),
             (result) => result.data?.availabilityRequest != null,
@@ -154,20 +139,32 @@ describe('PDOK Locatieserver geocoder', () => {
         ),
       );
 
-      const address0 = records[0]?.data.availabilityRequest.address;
-      expect(address0).toEqual({
+      const [completedByBag, unknownToBag, given, ownStreet] = records.map(
+        (record) => record.data.availabilityRequest.address,
+      );
+      expect(completedByBag).toEqual({
+        street: 'Lijnbaansgracht',
         city: 'Amsterdam',
         postalCode: '1016XA',
         coordinatesPrecision: 'address',
         coordinates: { latitude: 52.37198765, longitude: 4.88012345 },
       });
-      expect(records[1]?.data.availabilityRequest.address.coordinatesPrecision).toBe('city');
-      expect(records[2]?.data.availabilityRequest.address).toEqual({
+      expect(unknownToBag).toEqual({
+        street: '',
+        city: 'Amsterdam',
+        postalCode: '1017AB',
+        coordinatesPrecision: 'postal_code_area',
+        coordinates: postalCodeAreaCentre('NL', '1017AB'),
+      });
+      expect(given).toEqual({
+        street: '',
         city: 'Amsterdam',
         postalCode: '',
         coordinatesPrecision: 'given',
         coordinates: { latitude: 52.36801, longitude: 4.879151 },
       });
+      // What the caller gave stays as given; only the empty fields are completed.
+      expect(ownStreet).toEqual({ ...completedByBag, street: 'Prinsengracht' });
     });
   });
 });

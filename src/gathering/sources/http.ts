@@ -1,3 +1,4 @@
+import { isExactPlace } from '../../geo/index.js';
 import { toMinorUnits } from '../../money.js';
 import { defaultPolicySettings, type PolicySettings, policyFailure, SourcePolicies } from './policies.js';
 import { type SupplierRequest, supplierResponseSchema } from './supplier-contract.js';
@@ -23,8 +24,9 @@ function supplierRequest({ request, address }: SourceQuery): SupplierRequest {
       house_number_addition: address.houseNumberAddition,
       street: address.street,
       city: address.city,
+      // A postal-code-area or city centre is not the install place: suppliers get exact points only.
       coordinates:
-        address.latitude === null || address.longitude === null
+        address.latitude === null || address.longitude === null || !isExactPlace(address.coordinatesPrecision)
           ? null
           : { latitude: address.latitude, longitude: address.longitude },
     },

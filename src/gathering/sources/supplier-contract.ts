@@ -14,6 +14,7 @@ export interface SupplierRequest {
     house_number_addition: string;
     street: string;
     city: string;
+    /** The install place itself (given, or the address's own point); null when only approximate or unknown. */
     coordinates: { latitude: number; longitude: number } | null;
   };
   filters: {

@@ -40,7 +40,8 @@ export const addressSchema = named(
     house_number: z.string(),
     house_number_addition: about('Empty string when there is none.', z.string()),
     coordinates: about(
-      'WGS84 decimal degrees; filled in for an address given as fields; null when it could not be located.',
+      'WGS84 decimal degrees; filled in for an address given as fields (the address itself, its postal code ' +
+        "area's centre or its city's, as exactly as the geocoder knows it); null when it could not be located.",
       z.strictObject({ latitude: z.number(), longitude: z.number() }).nullable(),
     ),
     _document_type: documentType('address'),

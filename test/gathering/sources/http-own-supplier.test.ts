@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { StoredAvailabilityRequestRecord } from '../../../src/db/rows.js';
+import type { AddressRow, StoredAvailabilityRequestRecord } from '../../../src/db/rows.js';
 import { createHttpSource } from '../../../src/gathering/sources/http.js';
 import type { TestTenant } from '../../helpers/app.js';
 import { failure, settings, storedRequestPerFile } from './http-fixtures.js';
@@ -95,10 +95,8 @@ describe('http source against a supplier of the test’s own', () => {
         house_number_addition: 'H',
         street: record.address.street,
         city: record.address.city,
-        coordinates:
-          record.address.latitude === null
-            ? null
-            : { latitude: record.address.latitude, longitude: record.address.longitude },
+        // Located at its PC4 area's centre: an approximate place, which suppliers are not sent.
+        coordinates: null,
       },
       filters: {
         bandwidths: [],
@@ -119,6 +117,27 @@ describe('http source against a supplier of the test’s own', () => {
     expect(JSON.stringify(listed)).not.toContain(secret);
     const asked = await tenant.api.graphql('{ sources { credentials } }');
     expect(asked.errors?.[0]?.message).toMatch(/Cannot query field "credentials" on type "Source"/);
+  });
+
+  it('when the address is located only approximately, then no coordinates are sent; a given or BAG point is', async () => {
+    answerOffers([]);
+    const source = await registerSource(`${supplierUrl}/availability`);
+    const at = (coordinatesPrecision: AddressRow['coordinatesPrecision']) => ({
+      ...queryFor(source),
+      address: { ...record.address, latitude: 52.37403, longitude: 4.88969, coordinatesPrecision },
+    });
+
+    for (const precision of ['given', 'address', 'postal_code_area', 'city'] as const) {
+      await createHttpSource({ settings }).fetchOffers(at(precision));
+    }
+
+    expect(record.address.coordinatesPrecision).toBe('postal_code_area');
+    expect(received.map((r) => JSON.parse(r.body).address.coordinates)).toEqual([
+      { latitude: 52.37403, longitude: 4.88969 },
+      { latitude: 52.37403, longitude: 4.88969 },
+      null,
+      null,
+    ]);
   });
 
   it('when offers carry prices in euros with cents, then they become exact integer cents', async () => {

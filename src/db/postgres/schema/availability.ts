@@ -9,7 +9,12 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { availabilityRequestStatuses, gatheringTaskStatuses, type StoredFilters } from '../../values.js';
+import {
+  availabilityRequestStatuses,
+  coordinatesPrecisions,
+  gatheringTaskStatuses,
+  type StoredFilters,
+} from '../../values.js';
 import { sources } from './catalog.js';
 import { idColumn, instant, timestamps } from './columns.js';
 import { customers, pricePlans, projects } from './customers.js';
@@ -34,8 +39,11 @@ export const addresses = pgTable('addresses', {
   /** WGS84 decimal degrees; null only when the place could not be located. */
   latitude: doublePrecision(),
   longitude: doublePrecision(),
-  /** `given` (coordinate input), `address` (e.g. PDOK/BAG), `city` (the city's centre); null when unknown. */
-  coordinatesPrecision: text({ enum: ['given', 'address', 'city'] }),
+  /**
+   * `given` (coordinate input), `address` (e.g. PDOK/BAG), `postal_code_area` (its PC4 area's centre), `city`
+   * (the city's centre); null when unknown.
+   */
+  coordinatesPrecision: text({ enum: coordinatesPrecisions }),
   ...timestamps,
 });
 

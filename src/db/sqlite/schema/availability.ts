@@ -1,6 +1,11 @@
 import { desc } from 'drizzle-orm';
 import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { availabilityRequestStatuses, gatheringTaskStatuses, type StoredFilters } from '../../values.js';
+import {
+  availabilityRequestStatuses,
+  coordinatesPrecisions,
+  gatheringTaskStatuses,
+  type StoredFilters,
+} from '../../values.js';
 import { sources } from './catalog.js';
 import { idColumn, timestamps } from './columns.js';
 import { customers, pricePlans, projects } from './customers.js';
@@ -25,8 +30,11 @@ export const addresses = sqliteTable('addresses', {
   /** WGS84 decimal degrees; null only when the place could not be located. */
   latitude: real(),
   longitude: real(),
-  /** `given` (coordinate input), `address` (e.g. PDOK/BAG), `city` (the city's centre); null when unknown. */
-  coordinatesPrecision: text({ enum: ['given', 'address', 'city'] }),
+  /**
+   * `given` (coordinate input), `address` (e.g. PDOK/BAG), `postal_code_area` (its PC4 area's centre), `city`
+   * (the city's centre); null when unknown.
+   */
+  coordinatesPrecision: text({ enum: coordinatesPrecisions }),
   ...timestamps,
 });
 

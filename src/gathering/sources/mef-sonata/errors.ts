@@ -17,7 +17,7 @@ import { SourceError } from '../types.js';
  * | `SONATA_THROTTLED` | 429 to a create call | RFC 6585 §4 |
  * | `SONATA_TOKEN_REFUSED` | the token endpoint refused the client credentials | RFC 6749 §5.2 |
  * | `SONATA_TOKEN_UNAVAILABLE` | the token endpoint failed or could not be reached (retried) | RFC 6749 §5.2 |
- * | `SONATA_NO_LOCATION` | (no call) the address has neither a street nor coordinates to qualify | mapping P22 |
+ * | `SONATA_NO_LOCATION` | (no call) the address has neither a street nor exact coordinates (given or address precision) to qualify | mapping P22 |
  * | `SONATA_UNABLE_TO_PROVIDE` | POQ `done.unableToProvide`: no answer within the requested time | `MEFPOQTaskStateType` |
  * | `SONATA_POQ_TERMINATED` | POQ `terminatedWithError` (its items' `terminationError`s) | `MEFPOQTaskStateType` |
  * | `SONATA_NOT_SERVICEABLE` | every POQ item `done.ready` with `serviceabilityConfidence: red` | `MEFServiceabilityColor` |

@@ -1,4 +1,5 @@
 import type { AddressRow, StoredFilters } from '../../../db/rows.js';
+import { isExactPlace } from '../../../geo/index.js';
 import type { SonataProductOfferingSettings, SonataSourceSettings } from './settings.js';
 
 /*
@@ -59,7 +60,9 @@ export function termsFor(candidate: Candidate, filters: StoredFilters): number[]
 
 /**
  * The install place (mapping P14–P22): a `FieldedAddress` when the address record has a street, else a
- * `MEFGeographicPoint` when it has coordinates, else null (no POQ can be asked).
+ * `MEFGeographicPoint` when its coordinates are the place itself (precision `given` or `address`), else null
+ * (no POQ can be asked). A postal-code-area or city centre is never sent: a seller would qualify the wrong
+ * building (issue 32).
  */
 export function installPlace(address: AddressRow): Json | null {
   if (address.street !== '') {
@@ -74,7 +77,7 @@ export function installPlace(address: AddressRow): Json | null {
       country: address.countryCode,
     };
   }
-  if (address.latitude !== null && address.longitude !== null) {
+  if (address.latitude !== null && address.longitude !== null && isExactPlace(address.coordinatesPrecision)) {
     return {
       '@type': 'MEFGeographicPoint',
       role: INSTALL_ROLE,

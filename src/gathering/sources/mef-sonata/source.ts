@@ -106,7 +106,7 @@ export function createMefSonataSource(options: MefSonataSourceOptions): MefSonat
       if (!place) {
         throw new SourceError(
           'SONATA_NO_LOCATION',
-          'The address has neither a street nor coordinates to ask the seller about.',
+          'The address has neither a street nor exact coordinates to ask the seller about.',
           false,
         );
       }

@@ -244,9 +244,50 @@ describe('§2 the POQ request and §3 the Quote request', () => {
 
     await expect(result).rejects.toMatchObject({
       code: 'SONATA_NO_LOCATION',
-      message: 'The address has neither a street nor coordinates to ask the seller about.',
+      message: 'The address has neither a street nor exact coordinates to ask the seller about.',
       retryable: false,
     });
     expect(seller.exchanges).toEqual([]);
   });
+
+  it('when the address has no street but its own BAG point, then P21 sends that point', async () => {
+    const source = sourceRow();
+    const adapter = adapterFor(sellerSettings(seller, 'kpn-wba', 'instant', 'instant'));
+    const located = exampleAddress({ street: '', coordinatesPrecision: 'address' });
+
+    await adapter.fetchOffers(queryOf(source, requestRow(), located));
+
+    const [poq] = sent('poq') as { productOfferingQualificationItem: { product: { place: unknown[] } }[] }[];
+    expect(poq?.productOfferingQualificationItem[0]?.product.place).toEqual([
+      {
+        '@type': 'MEFGeographicPoint',
+        role: 'INSTALL_LOCATION',
+        spatialRef: 'EPSG:4326 WGS 84',
+        x: '52.37403',
+        y: '4.88969',
+      },
+    ]);
+  });
+
+  for (const precision of ['postal_code_area', 'city'] as const) {
+    it(`when the address has no street and only a ${precision} centre, then no point is sent: SONATA_NO_LOCATION`, async () => {
+      const source = sourceRow();
+      const adapter = adapterFor(sellerSettings(seller, 'kpn-wba', 'instant', 'instant'));
+      const approximate = exampleAddress({
+        street: '',
+        latitude: 52.37085601362856,
+        longitude: 4.881551016519783,
+        coordinatesPrecision: precision,
+      });
+
+      const result = adapter.fetchOffers(queryOf(source, requestRow(), approximate));
+
+      await expect(result).rejects.toMatchObject({
+        code: 'SONATA_NO_LOCATION',
+        message: 'The address has neither a street nor exact coordinates to ask the seller about.',
+        retryable: false,
+      });
+      expect(seller.exchanges).toEqual([]);
+    });
+  }
 });
