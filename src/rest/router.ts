@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Context, createContext, type Services } from '../context.js';
 import { AppError } from '../errors.js';
+import { authTokenFromHeaders } from '../http/auth-header.js';
+import { clientAddress } from '../http/client-address.js';
 import { type RateDecision, rateLimitHeaders } from '../rate-limits.js';
 import { hashCredential, viewerForTokenHash } from '../resolvers/authentication.js';
-import { authTokenFromHeaders } from '../server/auth-header.js';
-import { clientAddress } from '../server/client-address.js';
 import { readJsonBody, sendJson } from './http.js';
 import { withIdempotency } from './idempotency.js';
 import { mercureDiscoveryLink } from './mercure-discovery.js';

@@ -3,9 +3,9 @@ import { type ExecutionResult, getOperationAST, parse } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import type { Services } from '../context.js';
 import { AppError } from '../errors.js';
+import { authTokenFromHeaders } from '../http/auth-header.js';
 import { viewerForToken } from '../resolvers/authentication.js';
 import { IDEMPOTENCY_TTL_MS } from '../rest/idempotency.js';
-import { authTokenFromHeaders } from './auth-header.js';
 
 function isMutation(query: string | undefined, operationName: string | null | undefined): boolean {
   if (!query) return false;

@@ -13,10 +13,10 @@ import type { WebSocket } from 'ws';
 import type { Config } from '../config.js';
 import type { Context, Services, Viewer } from '../context.js';
 import { AppError } from '../errors.js';
+import { authTokenFromHeaders } from '../http/auth-header.js';
+import { clientAddress } from '../http/client-address.js';
 import { viewerForToken } from '../resolvers/authentication.js';
 import { requestProgress } from '../resolvers/availability-events.js';
-import { authTokenFromHeaders } from './auth-header.js';
-import { clientAddress } from './client-address.js';
 import {
   type createGraphQLServer,
   executeSubscriptionEvent,

@@ -17,11 +17,11 @@ import {
 } from 'graphql-yoga';
 import { type Context, createContext, type Services, type Viewer } from '../context.js';
 import { AppError } from '../errors.js';
+import { authTokenFromHeaders } from '../http/auth-header.js';
+import { clientAddress } from '../http/client-address.js';
 import { rateLimitHeaders } from '../rate-limits.js';
 import { hashCredential, viewerForTokenHash } from '../resolvers/authentication.js';
 import { schema } from '../schema/index.js';
-import { authTokenFromHeaders } from './auth-header.js';
-import { clientAddress } from './client-address.js';
 import { graphqlIdempotency } from './graphql-idempotency.js';
 import { compiledExecution } from './graphql-jit.js';
 import { graphqlLimits } from './graphql-limits.js';
