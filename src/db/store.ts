@@ -1,21 +1,12 @@
 import type pg from 'pg';
 import { AppError } from '../errors.js';
+import type { StoreOperations } from './contract/index.js';
+import type { Operation } from './contract/operation.js';
 import type { PostgresDb } from './postgres/client.js';
 import type { SqliteDb } from './sqlite/client.js';
-import type * as sqliteQueries from './sqlite/queries/index.js';
 
-/** A query function of a store's `queries` folder without its first parameter (the connection). */
-export type Operation<F> = F extends (db: never, ...args: infer A) => infer R ? (...args: A) => R : never;
-
-/**
- * Every operation the rest of the code awaits (SQL and transactions live only behind these): the query
- * functions of `src/db/sqlite/queries`, bound to a connection. The PostgreSQL store binds the functions of
- * `src/db/postgres/queries` and is checked against this type, so the compiler finds an operation missing
- * from either side, one whose parameters or result differ, and one that only PostgreSQL has.
- */
-export type StoreOperations = {
-  [K in keyof typeof sqliteQueries]: Operation<(typeof sqliteQueries)[K]>;
-};
+export type { StoreOperations } from './contract/index.js';
+export type { Operation } from './contract/operation.js';
 
 /**
  * The connection behind a store, for the few callers inside `src/db` and the tests that need the dialect's

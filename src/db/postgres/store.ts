@@ -5,7 +5,7 @@ import { migratePostgres } from './migrate.js';
 import { openPostgresPool } from './pool.js';
 import * as queries from './queries/index.js';
 
-/** Names the PostgreSQL store has that the SQLite one lacks: must stay empty (see `StoreOperations`). */
+/** Names the PostgreSQL store has that the contract lacks: must stay empty (see `StoreOperations`). */
 type OnlyInPostgres = Exclude<keyof typeof queries, keyof StoreOperations>;
 const onlyInPostgres: Record<OnlyInPostgres, never> = {};
 

@@ -1,8 +1,12 @@
 import type { Logger } from '../../logger.js';
-import { bindOperations, type Store } from '../store.js';
+import { bindOperations, type Store, type StoreOperations } from '../store.js';
 import { closeDatabase, openDatabase } from './client.js';
 import * as queries from './queries/index.js';
 import { startWalCheckpoints } from './wal-checkpoints.js';
+
+/** Names the SQLite store has that the contract lacks: must stay empty (see `StoreOperations`). */
+type OnlyInSqlite = Exclude<keyof typeof queries, keyof StoreOperations>;
+const onlyInSqlite: Record<OnlyInSqlite, never> = {};
 
 /**
  * Opens the embedded store on the SQLite file at `path` (`:memory:` allowed), applying its migrations
@@ -17,8 +21,10 @@ export async function openSqliteStore(path: string, options: { logger: Logger })
   // Ready once the checkpoint thread answered (or failed, and checkpoints stayed inline).
   await checkpoints?.started;
   const ping = db.$client.prepare('select 1 as ok');
+  const operations: StoreOperations = bindOperations(db, queries);
+  void onlyInSqlite;
   return {
-    ...bindOperations(db, queries),
+    ...operations,
     connection: { dialect: 'sqlite', db },
     ping: async () => {
       try {

@@ -1,7 +1,7 @@
 /**
  * Every operation of the PostgreSQL store: the query functions of this folder, each taking the connection
- * first, name for name and signature for signature those of `src/db/sqlite/queries` (checked where
- * `src/db/postgres/store.ts` binds them to the `Store` type).
+ * first, name for name and signature for signature the contract's (`src/db/contract`; checked where
+ * `src/db/postgres/store.ts` binds them to the `StoreOperations` type).
  */
 export * from './auth.js';
 export * from './availability-requests.js';

@@ -1,7 +1,7 @@
 /**
  * Every operation of the SQLite store: the query functions of this folder, each taking the connection
- * first. `src/db/store.ts` derives the {@link Store} type from this list, and the PostgreSQL store's list
- * (`src/db/postgres/queries/index.ts`) must match it name for name and signature for signature.
+ * first, name for name and signature for signature the contract's (`src/db/contract`; checked where
+ * `src/db/sqlite/store.ts` binds them to the `StoreOperations` type).
  */
 export * from './auth.js';
 export * from './availability-requests.js';
