@@ -47,7 +47,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'sqlite', exclude: [...configDefaults.exclude, 'test/db/postgres/**'] },
+        // The SQLite → PostgreSQL copy needs the PostgreSQL project's server: it runs there only.
+        test: {
+          name: 'sqlite',
+          exclude: [...configDefaults.exclude, 'test/db/postgres/**', 'test/db/copy/**'],
+        },
       },
       {
         extends: true,

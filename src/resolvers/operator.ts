@@ -6,8 +6,7 @@ import {
   copySqliteToPostgres,
   SourceNotSqliteError,
   TargetNotEmptyError,
-} from '../db/postgres/copy-from-sqlite.js';
-import { openPostgresPool } from '../db/postgres/pool.js';
+} from '../db/copy/sqlite-to-postgres.js';
 import type { InstanceProductRow, InstanceRow, PricePlanWithRules, SourceRow } from '../db/rows.js';
 import { AppError, notFound } from '../errors.js';
 import { demoCatalogPath, readCatalogFile } from '../gathering/sources/catalog-file.js';
@@ -208,15 +207,12 @@ export async function copyDatabaseToPostgres(
   input: { to: string },
 ): Promise<CopiedTable[]> {
   const { to } = parseInput(postgresTarget, input, 'The target database is invalid.');
-  const pool = openPostgresPool(to, 2);
   try {
-    return await copySqliteToPostgres(services.db, pool);
+    return await copySqliteToPostgres(services.db, to);
   } catch (error) {
     if (error instanceof SourceNotSqliteError) throw new AppError('CONFLICT', error.message);
     if (error instanceof TargetNotEmptyError) throw new AppError('CONFLICT', error.message);
     if (error instanceof CopyMismatchError) throw new AppError('INTERNAL', error.message);
     throw error;
-  } finally {
-    await pool.end();
   }
 }

@@ -5,7 +5,7 @@ import { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Clock } from '../../../src/clock.js';
-import { copiedTables } from '../../../src/db/postgres/copy-from-sqlite.js';
+import { copiedTables } from '../../../src/db/copy/sqlite-to-postgres.js';
 import * as postgresSchema from '../../../src/db/postgres/schema/index.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
 import { startApp } from '../../../src/server/app.js';

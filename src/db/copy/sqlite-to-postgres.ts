@@ -4,16 +4,22 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { getTableConfig, type PgTable } from 'drizzle-orm/pg-core';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type pg from 'pg';
+import { migratePostgres } from '../postgres/migrate.js';
+import { openPostgresPool } from '../postgres/pool.js';
+import * as postgresSchema from '../postgres/schema/index.js';
 import type { SqliteDb } from '../sqlite/client.js';
 import * as sqliteSchema from '../sqlite/schema/index.js';
 import type { Store } from '../store.js';
-import { migratePostgres } from './migrate.js';
-import * as postgresSchema from './schema/index.js';
+
+/*
+ * The one place that knows both dialects' tables: a tool run by an operator (`npm run cli --
+ * copy-to-postgres`), outside the request path, so it lives beside the two dialect folders, not in either.
+ */
 
 /**
  * Every table of the two stores, paired, in an order where a row's foreign keys point at rows copied
  * before it — except `list_totals`, which the target's triggers rebuild while the listed rows are copied,
- * and which is then compared with the source's. `test/db/postgres/copy-from-sqlite.test.ts` checks that no
+ * and which is then compared with the source's. `test/db/copy/sqlite-to-postgres.test.ts` checks that no
  * table of either schema is left out.
  */
 export const copiedTables: readonly { sqlite: SQLiteTable; postgres: PgTable }[] = [
@@ -78,18 +84,29 @@ const BATCH_ROWS = 1_000;
  * - Identity columns (task, price-plan rule and catalogue range/city ids) continue after the copied ids.
  * - Before committing, every table is read back and compared with the source by row count and checksum.
  *
+ * @param targetUrl the PostgreSQL database, `postgres://…`; a pool of two connections is opened to it for the
+ *   copy and ended before this returns.
  * @returns each table's rows and checksum.
  * @throws {SourceNotSqliteError} when `store` is not the SQLite store.
  * @throws {TargetNotEmptyError} when a table of the target has rows.
  * @throws {CopyMismatchError} when a table read back differs from the source (nothing is committed).
+ * @throws the driver's error when the target cannot be reached or migrated.
  */
-export async function copySqliteToPostgres(store: Store, pool: pg.Pool): Promise<CopiedTable[]> {
+export async function copySqliteToPostgres(store: Store, targetUrl: string): Promise<CopiedTable[]> {
   if (store.connection.dialect !== 'sqlite') {
     throw new SourceNotSqliteError(
       'The running database is PostgreSQL already; only a SQLite store is copied.',
     );
   }
-  const source = store.connection.db;
+  const pool = openPostgresPool(targetUrl, 2);
+  try {
+    return await copyInto(store.connection.db, pool);
+  } finally {
+    await pool.end();
+  }
+}
+
+async function copyInto(source: SqliteDb, pool: pg.Pool): Promise<CopiedTable[]> {
   await migratePostgres(pool);
   const client = await pool.connect();
   const target = drizzle({ client, casing: 'snake_case' });
