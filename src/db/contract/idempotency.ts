@@ -1,16 +1,53 @@
-/*
- * PLACEHOLDER (issue 33, being rewritten by hand): Idempotency keys: run a write once per key.
- * Derived from the SQLite queries until this file states the contract itself.
+/**
+ * Idempotency keys (IETF draft "The Idempotency-Key HTTP Header Field"): a write sent again with the same
+ * key and the same request runs once; the retry gets the first response.
  */
 
-import type * as idempotency from '../sqlite/queries/idempotency.js';
-import type { Operation } from './operation.js';
+/** What a request with an idempotency key may do. */
+export type IdempotencyClaim =
+  /** The key is now this request's: run it, then complete (or release) the key. */
+  | { kind: 'claimed' }
+  /** The same request finished before: answer with its response. */
+  | { kind: 'replay'; status: number; body: string }
+  /** The same request is running elsewhere now. */
+  | { kind: 'in_progress' }
+  /** The key was used with another request (another request hash). */
+  | { kind: 'mismatch' };
 
-export type { IdempotencyClaim } from '../sqlite/queries/idempotency.js';
+/** A key of an instance: keys are scoped per instance. */
+export interface IdempotencyKeyRef {
+  instanceId: string;
+  key: string;
+}
 
-/** Idempotency keys: run a write once per key. */
-export type IdempotencyOperations = {
-  claimIdempotencyKey: Operation<typeof idempotency.claimIdempotencyKey>;
-  completeIdempotencyKey: Operation<typeof idempotency.completeIdempotencyKey>;
-  releaseIdempotencyKey: Operation<typeof idempotency.releaseIdempotencyKey>;
-};
+/** Input of `claimIdempotencyKey`. */
+export interface IdempotencyKeyClaim extends IdempotencyKeyRef {
+  /** SHA-256 of method, path and body: the same key with another request is refused. */
+  requestHash: string;
+  now: Date;
+  /** How long the key is remembered from `now`, in milliseconds. */
+  ttlMs: number;
+}
+
+/** Input of `completeIdempotencyKey`: the response to replay. */
+export interface IdempotencyKeyCompletion extends IdempotencyKeyRef {
+  /** HTTP status of the response. */
+  status: number;
+  /** The response body as sent. */
+  body: string;
+}
+
+/** Idempotency-key operations. */
+export interface IdempotencyOperations {
+  /**
+   * Claims a key for a request, atomically: of concurrent requests with one key, the first claims it and
+   * the others learn it is in progress; once it completed, the same request (same hash) gets its response
+   * replayed, another one a mismatch. A key past its expiry is taken over as if it did not exist.
+   * A replayed response without a stored status or body reads as 200 with an empty body.
+   */
+  claimIdempotencyKey: (input: IdempotencyKeyClaim) => Promise<IdempotencyClaim>;
+  /** Stores the response of a claimed key; the key keeps its expiry. Nothing happens for an unknown key. */
+  completeIdempotencyKey: (input: IdempotencyKeyCompletion) => Promise<void>;
+  /** Forgets a claimed key (its request failed unexpectedly), so a retry may run it again. */
+  releaseIdempotencyKey: (input: IdempotencyKeyRef) => Promise<void>;
+}

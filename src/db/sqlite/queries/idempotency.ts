@@ -1,72 +1,44 @@
+/** The SQLite store's idempotency-key operations, as `contract/idempotency.ts` states them. */
 import { and, eq, lte } from 'drizzle-orm';
+import type {
+  IdempotencyClaim,
+  IdempotencyKeyClaim,
+  IdempotencyKeyCompletion,
+  IdempotencyKeyRef,
+} from '../../contract/index.js';
+import { claimedKeyRow, claimOfHeldKey } from '../../shared/idempotency.js';
 import type { SqliteDb } from '../client.js';
 import { idempotencyKeys } from '../schema/index.js';
 
-/** What a request with an idempotency key may do. */
-export type IdempotencyClaim =
-  | { kind: 'claimed' }
-  | { kind: 'replay'; status: number; body: string }
-  | { kind: 'in_progress' }
-  | { kind: 'mismatch' };
+const keyOf = (ref: IdempotencyKeyRef) =>
+  and(eq(idempotencyKeys.instanceId, ref.instanceId), eq(idempotencyKeys.key, ref.key));
 
-/**
- * Claims an idempotency key for a request, in one `BEGIN IMMEDIATE` transaction so concurrent requests with
- * the same key see each other: the first claims it, the others learn it is in progress, and once the first
- * finished, the same request gets its response replayed while another request with that key is refused.
- * Expired keys are forgotten first.
- */
+// One `BEGIN IMMEDIATE` transaction: concurrent claims of a key run one after the other and see each other.
 export async function claimIdempotencyKey(
   db: SqliteDb,
-  input: { instanceId: string; key: string; requestHash: string; now: Date; ttlMs: number },
+  input: IdempotencyKeyClaim,
 ): Promise<IdempotencyClaim> {
   return db.transaction(
     (tx) => {
-      const where = and(eq(idempotencyKeys.instanceId, input.instanceId), eq(idempotencyKeys.key, input.key));
       tx.delete(idempotencyKeys)
-        .where(and(where, lte(idempotencyKeys.expiresAt, input.now)))
+        .where(and(keyOf(input), lte(idempotencyKeys.expiresAt, input.now)))
         .run();
-      const existing = tx.select().from(idempotencyKeys).where(where).get();
-      if (!existing) {
-        tx.insert(idempotencyKeys)
-          .values({
-            instanceId: input.instanceId,
-            key: input.key,
-            requestHash: input.requestHash,
-            state: 'in_progress',
-            expiresAt: new Date(input.now.getTime() + input.ttlMs),
-          })
-          .run();
-        return { kind: 'claimed' as const };
-      }
-      if (existing.requestHash !== input.requestHash) return { kind: 'mismatch' as const };
-      if (existing.state === 'in_progress') return { kind: 'in_progress' as const };
-      return {
-        kind: 'replay' as const,
-        status: existing.responseStatus ?? 200,
-        body: existing.responseBody ?? '',
-      };
+      const held = tx.select().from(idempotencyKeys).where(keyOf(input)).get();
+      if (held) return claimOfHeldKey(held, input.requestHash);
+      tx.insert(idempotencyKeys).values(claimedKeyRow(input)).run();
+      return { kind: 'claimed' as const };
     },
     { behavior: 'immediate' },
   );
 }
 
-/** Stores the response of a claimed key. */
-export async function completeIdempotencyKey(
-  db: SqliteDb,
-  input: { instanceId: string; key: string; status: number; body: string },
-): Promise<void> {
+export async function completeIdempotencyKey(db: SqliteDb, input: IdempotencyKeyCompletion): Promise<void> {
   db.update(idempotencyKeys)
     .set({ state: 'done', responseStatus: input.status, responseBody: input.body })
-    .where(and(eq(idempotencyKeys.instanceId, input.instanceId), eq(idempotencyKeys.key, input.key)))
+    .where(keyOf(input))
     .run();
 }
 
-/** Gives a claimed key up (the request failed unexpectedly), so a retry may run it again. */
-export async function releaseIdempotencyKey(
-  db: SqliteDb,
-  input: { instanceId: string; key: string },
-): Promise<void> {
-  db.delete(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.instanceId, input.instanceId), eq(idempotencyKeys.key, input.key)))
-    .run();
+export async function releaseIdempotencyKey(db: SqliteDb, input: IdempotencyKeyRef): Promise<void> {
+  db.delete(idempotencyKeys).where(keyOf(input)).run();
 }
