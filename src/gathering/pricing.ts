@@ -1,20 +1,7 @@
-/** A markup pair in basis points of the purchase price (2500 = +25 %). */
-export interface Markup {
-  mrcMarkupBp: number;
-  nrcMarkupBp: number;
-}
+import type { Markup, PricingPlan, PricingRule } from '../db/rows.js';
 
-/** A rule overriding a plan's markups for offers matching every criterion it sets (null = any). */
-export interface PricingRule extends Markup {
-  network: string | null;
-  technologyType: string | null;
-  connectionType: string | null;
-}
-
-/** A price plan's default markups and its override rules. */
-export interface PricingPlan extends Markup {
-  rules: readonly PricingRule[];
-}
+// The plan's shapes are the store's (`src/db/contract/customers.ts`), which loads plans for this engine.
+export type { Markup, PricingPlan, PricingRule } from '../db/rows.js';
 
 /** What a rule is matched against. */
 export interface PricedOffer {

@@ -1,5 +1,5 @@
 import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
-import type { PricingRule } from '../../gathering/pricing.js';
+import type { PricingRule } from '../contract/index.js';
 
 /**
  * The pricing rules of the plan `planId` names, in rule id order, as one JSON array (`[]` without rules):

@@ -1,6 +1,17 @@
+/** The PostgreSQL store's customer and project operations, as `contract/customers.ts` states them. */
 import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import { newId } from '../../../ids.js';
-import type { CustomerRecord, CustomerRow, NewCustomer, ProjectRecord, ProjectRow } from '../../rows.js';
+import type {
+  CustomerPageQuery,
+  CustomerRecord,
+  CustomerRow,
+  CustomerSliceQuery,
+  NewCustomer,
+  NewProject,
+  ProjectPageQuery,
+  ProjectRow,
+  ProjectsPage,
+} from '../../contract/index.js';
+import { newCustomerRows, newProjectRow } from '../../shared/customers.js';
 import { bytewise } from '../bytewise.js';
 import type { PostgresDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
@@ -9,10 +20,8 @@ import { prepareNumber } from '../prepared-rows.js';
 import { customerFinancialDetails, customers, pricePlans, projects, users } from '../schema/index.js';
 
 /**
- * Creates a customer and its financial details in one transaction. The per-instance sequence behind
- * `auto_number` is the highest so far plus one; on PostgreSQL it is read after taking a transaction-level
- * advisory lock on the instance (`pg_advisory_xact_lock`), held until commit, so concurrent creates in an
- * instance run one after another and get distinct numbers with no gaps.
+ * The highest sequence is read after taking a transaction-level advisory lock on the instance
+ * (`pg_advisory_xact_lock`), held until commit: concurrent creates in an instance run one after another.
  */
 export async function insertCustomer(
   db: PostgresDb,
@@ -21,7 +30,6 @@ export async function insertCustomer(
   now: Date,
 ): Promise<CustomerRow> {
   return db.transaction(async (tx) => {
-    const { financialDetails, ...fields } = input;
     await tx.execute(
       sql`select pg_advisory_xact_lock(hashtext('customers.auto_sequence'), hashtext(${instanceId}))`,
     );
@@ -29,18 +37,10 @@ export async function insertCustomer(
       .select({ max: sql<number | null>`max(${customers.autoSequence})` })
       .from(customers)
       .where(eq(customers.instanceId, instanceId));
-    const row: CustomerRow = {
-      ...fields,
-      id: newId('customer'),
-      instanceId,
-      autoSequence: (last?.max ?? 0) + 1,
-      createdAt: now,
-      updatedAt: now,
-    };
-    await tx.insert(customers).values(row);
-    if (financialDetails)
-      await tx.insert(customerFinancialDetails).values({ ...financialDetails, customerId: row.id });
-    return row;
+    const { customer, financialDetails } = newCustomerRows(instanceId, input, last?.max ?? null, now);
+    await tx.insert(customers).values(customer);
+    if (financialDetails) await tx.insert(customerFinancialDetails).values(financialDetails);
+    return customer;
   });
 }
 
@@ -59,10 +59,9 @@ function recordQuery(db: PostgresDb) {
 }
 
 /**
- * Case-sensitive substring condition on the folded name, as SQLite's `instr`: `name_folded LIKE
- * '%…%'`, which the trigram index `customers_name_trigram_idx` (GIN, `gin_trgm_ops` on `name_folded`)
- * serves. `%`, `_` and `\` of the search are escaped with `\`, LIKE's default escape character, so they
- * match literally (DESIGN.md, "Customers list"). No filter for a null or empty search, as SQLite.
+ * The name filter as `name_folded LIKE '%…%'`, which the trigram index `customers_name_trigram_idx` (GIN,
+ * `gin_trgm_ops` on `name_folded`) serves; `%`, `_` and `\` of the search are escaped (see `containing`)
+ * so they match literally.
  */
 function nameContains(nameFolded: string | null): SQL | undefined {
   if (!nameFolded) return undefined;
@@ -74,10 +73,9 @@ function containing(nameFolded: string): string {
   return `%${nameFolded.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 }
 
-/** List order: folded name, then id, both bytewise. */
+/** List order: folded name, then id, bytewise whatever the database's default collation. */
 const listOrder = [asc(bytewise(customers.nameFolded)), asc(bytewise(customers.id))];
 
-/** One customer of an instance, or undefined (also for another instance's id). */
 export async function findCustomer(
   db: PostgresDb,
   instanceId: string,
@@ -89,7 +87,6 @@ export async function findCustomer(
   return record;
 }
 
-/** Those of the given ids that are customers of the instance (for batch loading), in no set order. */
 export async function findCustomers(
   db: PostgresDb,
   instanceId: string,
@@ -115,7 +112,6 @@ const namedCount = preparedQuery('customers_named_count', (db, name) =>
   ),
 );
 
-/** Number of customers of an instance whose folded name contains `nameFolded` (all when null). */
 export async function countCustomers(
   db: PostgresDb,
   instanceId: string,
@@ -139,11 +135,10 @@ const customerPage = preparedVariants('customers_page', ['all', 'named'] as cons
     .prepare(name),
 );
 
-/** A page of customers ordered by folded name, then id (bytewise, as SQLite). */
 export async function listCustomersPage(
   db: PostgresDb,
   instanceId: string,
-  query: { nameFolded: string | null; offset: number; limit: number },
+  query: CustomerPageQuery,
 ): Promise<CustomerRecord[]> {
   const { nameFolded } = query;
   return customerPage(db, nameFolded ? 'named' : 'all').execute({
@@ -154,14 +149,11 @@ export async function listCustomersPage(
   });
 }
 
-/**
- * Customers after a (folded name, id) position in list order, for cursor connections. The position is
- * compared as a row, bytewise, so a cursor from the SQLite store resumes at the same customer.
- */
+// The position is compared as a row, bytewise, as the list is ordered.
 export async function sliceCustomers(
   db: PostgresDb,
   instanceId: string,
-  query: { nameFolded: string | null; after: { nameFolded: string; id: string } | null; limit: number },
+  query: CustomerSliceQuery,
 ): Promise<CustomerRecord[]> {
   const { after } = query;
   const bound = after
@@ -173,24 +165,12 @@ export async function sliceCustomers(
     .limit(query.limit);
 }
 
-/** Creates a project. */
-export async function insertProject(
-  db: PostgresDb,
-  input: { instanceId: string; customerId: string; name: string; now: Date },
-): Promise<ProjectRow> {
-  const row: ProjectRow = {
-    id: newId('project'),
-    instanceId: input.instanceId,
-    customerId: input.customerId,
-    name: input.name,
-    createdAt: input.now,
-    updatedAt: input.now,
-  };
+export async function insertProject(db: PostgresDb, input: NewProject): Promise<ProjectRow> {
+  const row = newProjectRow(input);
   await db.insert(projects).values(row);
   return row;
 }
 
-/** One project of an instance, or undefined. */
 export async function findProject(
   db: PostgresDb,
   instanceId: string,
@@ -203,15 +183,14 @@ export async function findProject(
   return row;
 }
 
-/** Project order: oldest first, ties by id (bytewise, as SQLite). */
+/** Project order: oldest first, ties by id bytewise. */
 const projectOrder = [asc(projects.createdAt), asc(bytewise(projects.id))];
 
-/** Projects of an instance (optionally of one customer), oldest first; with the total. */
 export async function listProjectsPage(
   db: PostgresDb,
   instanceId: string,
-  query: { customerId: string | null; offset: number; limit: number },
-): Promise<{ rows: ProjectRecord[]; total: number }> {
+  query: ProjectPageQuery,
+): Promise<ProjectsPage> {
   const where = and(
     eq(projects.instanceId, instanceId),
     query.customerId ? eq(projects.customerId, query.customerId) : undefined,
@@ -227,7 +206,6 @@ export async function listProjectsPage(
   return { rows, total: await db.$count(projects, where) };
 }
 
-/** The projects of several customers in one query (for batch loading), oldest first. */
 export async function listProjectsOfCustomers(
   db: PostgresDb,
   instanceId: string,

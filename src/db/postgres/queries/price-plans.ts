@@ -1,24 +1,24 @@
+/** The PostgreSQL store's price-plan operations, as `contract/customers.ts` states them. */
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
-import type { PricingPlan, PricingRule } from '../../../gathering/pricing.js';
-import { newId } from '../../../ids.js';
-import type { NewPricePlan, PricePlanRow, PricePlanWithRules } from '../../rows.js';
+import type {
+  CustomerPricePlanAssignment,
+  NewPricePlan,
+  PricePlanRow,
+  PricePlanWithRules,
+  PricingPlan,
+  PricingRule,
+} from '../../contract/index.js';
+import { newPricePlans, pricePlanRows } from '../../shared/customers.js';
 import type { PostgresDb } from '../client.js';
 import { preparedQuery } from '../prepared.js';
 import { pricingRulesOf } from '../pricing-rules.js';
 import { customers, pricePlanRules, pricePlans } from '../schema/index.js';
 
 /**
- * Creates price plans for an instance in one transaction. A plan created as default takes the default
- * over from the previous one (of several defaults in `plans`, the last one ends up the default), so an
- * instance has exactly one default at any time.
- *
- * Race-free on PostgreSQL: a batch with a default plan first takes the transaction-level advisory lock
- * `pg_advisory_xact_lock(hashtext('price_plans.default:' || instanceId))`, so concurrent default switches
- * of one instance run one after the other, and each one's `UPDATE` (a fresh READ COMMITTED snapshot)
- * clears the default the previous one committed.
- *
- * @returns the created plans, in input order, each with `isDefault` as requested.
- * @throws PostgreSQL's unique violation (23505) for a name the instance already uses; nothing is written.
+ * One multi-row insert per table. A batch with a default plan first takes the transaction-level advisory
+ * lock `pg_advisory_xact_lock(hashtext('price_plans.default:' || instanceId))`, so concurrent default
+ * switches of one instance run one after the other, and each one's `UPDATE` (a fresh READ COMMITTED
+ * snapshot) clears the default the previous one committed.
  */
 export async function insertPricePlans(
   db: PostgresDb,
@@ -27,22 +27,10 @@ export async function insertPricePlans(
   now: Date,
 ): Promise<PricePlanWithRules[]> {
   if (plans.length === 0) return [];
-  const created = plans.map(
-    (plan): PricePlanWithRules => ({
-      id: newId('pricePlan'),
-      instanceId,
-      name: plan.name,
-      isDefault: plan.isDefault,
-      mrcMarkupBp: plan.mrcMarkupBp,
-      nrcMarkupBp: plan.nrcMarkupBp,
-      createdAt: now,
-      updatedAt: now,
-      rules: plan.rules,
-    }),
-  );
-  // Rows stored as SQLite leaves them after its plan-by-plan loop: only the last default stays default.
+  const created = newPricePlans(instanceId, plans, now);
+  const rows = created.map(pricePlanRows);
+  // All plans are inserted at once, so only the last default is stored as default.
   const lastDefault = plans.findLastIndex((plan) => plan.isDefault);
-  const rules = created.flatMap((plan) => plan.rules.map((rule) => ({ ...rule, pricePlanId: plan.id })));
   await db.transaction(async (tx) => {
     if (lastDefault >= 0) {
       await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`price_plans.default:${instanceId}`}))`);
@@ -53,7 +41,8 @@ export async function insertPricePlans(
     }
     await tx
       .insert(pricePlans)
-      .values(created.map(({ rules: _, ...row }, index) => ({ ...row, isDefault: index === lastDefault })));
+      .values(rows.map(({ plan }, index) => ({ ...plan, isDefault: index === lastDefault })));
+    const rules = rows.flatMap((row) => row.rules);
     if (rules.length > 0) await tx.insert(pricePlanRules).values(rules);
   });
   return created;
@@ -84,8 +73,8 @@ async function withRules(db: PostgresDb, plans: PricePlanRow[]): Promise<PricePl
   return plans.map((plan) => ({ ...plan, rules: byPlan.get(plan.id) ?? [] }));
 }
 
-/** The plans of an instance with their rules, default first, then by name (byte order, as in SQLite). */
 export async function listPricePlans(db: PostgresDb, instanceId: string): Promise<PricePlanWithRules[]> {
+  // `collate "C"`: the contract's bytewise name order, whatever the database's default collation.
   const plans = await db
     .select()
     .from(pricePlans)
@@ -94,7 +83,6 @@ export async function listPricePlans(db: PostgresDb, instanceId: string): Promis
   return withRules(db, plans);
 }
 
-/** One plan of an instance, or undefined. */
 export async function findPricePlan(
   db: PostgresDb,
   instanceId: string,
@@ -108,7 +96,6 @@ export async function findPricePlan(
   return row;
 }
 
-/** The default plan of an instance, or undefined when it has none (an instance created outside the API). */
 export async function findDefaultPricePlan(
   db: PostgresDb,
   instanceId: string,
@@ -139,19 +126,15 @@ const pricingPlan = preparedQuery('pricing_plan', (db, name) =>
     .prepare(name),
 );
 
-/**
- * A plan's markups and rules as the pricing engine needs them (by id; the caller knows the plan exists).
- * The object is the whole plan row with its rules, as in SQLite.
- */
+// Plan and rules in one round trip: the rules as a JSON array (`pricingRulesOf`).
 export async function loadPricingPlan(db: PostgresDb, pricePlanId: string): Promise<PricingPlan | undefined> {
   const [row] = await pricingPlan(db).execute({ id: pricePlanId });
   return row && { ...row.plan, rules: row.rules };
 }
 
-/** Assigns a plan to a customer of the same instance; returns false when the customer does not exist there. */
 export async function setCustomerPricePlan(
   db: PostgresDb,
-  input: { instanceId: string; customerId: string; pricePlanId: string; now: Date },
+  input: CustomerPricePlanAssignment,
 ): Promise<boolean> {
   const updated = await db
     .update(customers)

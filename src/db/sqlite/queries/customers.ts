@@ -1,5 +1,17 @@
+/** The SQLite store's customer and project operations, as `contract/customers.ts` states them. */
 import { and, asc, eq, gt, inArray, or, sql } from 'drizzle-orm';
-import { newId } from '../../../ids.js';
+import type {
+  CustomerPageQuery,
+  CustomerRecord,
+  CustomerRow,
+  CustomerSliceQuery,
+  NewCustomer,
+  NewProject,
+  ProjectPageQuery,
+  ProjectRow,
+  ProjectsPage,
+} from '../../contract/index.js';
+import { newCustomerRows, newProjectRow } from '../../shared/customers.js';
 import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
@@ -7,40 +19,8 @@ import { preparedQuery, preparedVariants } from '../prepared.js';
 import { prepareNumber } from '../prepared-rows.js';
 import { customerFinancialDetails, customers, pricePlans, projects, users } from '../schema/index.js';
 
-/** A customer row. */
-export type CustomerRow = typeof customers.$inferSelect;
-/** A customer's financial-details row. */
-export type FinancialDetailsRow = typeof customerFinancialDetails.$inferSelect;
-/** A project row. */
-export type ProjectRow = typeof projects.$inferSelect;
-
-/** A project with its customer's name, as project documents show it. */
-export interface ProjectRecord {
-  project: ProjectRow;
-  customerName: string;
-}
-
-/** A customer with what its list record nests: price plan, account manager and financial details. */
-export interface CustomerRecord {
-  customer: CustomerRow;
-  pricePlan: { id: string; name: string };
-  accountManager: { id: string; firstName: string; lastName: string };
-  financialDetails: FinancialDetailsRow | null;
-}
-
-/** A customer to create (already validated); the sequence number is assigned here. */
-export type NewCustomer = Omit<
-  CustomerRow,
-  'id' | 'instanceId' | 'autoSequence' | 'createdAt' | 'updatedAt'
-> & {
-  financialDetails: Omit<FinancialDetailsRow, 'customerId'> | null;
-};
-
-/**
- * Creates a customer and its financial details in one `BEGIN IMMEDIATE` transaction. The per-instance
- * sequence behind `auto_number` is the highest so far plus one, read inside the same write transaction,
- * so concurrent creates get distinct numbers with no gaps.
- */
+// One `BEGIN IMMEDIATE` transaction: the highest sequence is read under the write lock, so concurrent
+// creates are numbered one after the other.
 export async function insertCustomer(
   db: SqliteDb,
   instanceId: string,
@@ -49,26 +29,15 @@ export async function insertCustomer(
 ): Promise<CustomerRow> {
   return db.transaction(
     (tx) => {
-      const { financialDetails, ...fields } = input;
       const last = tx
         .select({ max: sql<number | null>`max(${customers.autoSequence})` })
         .from(customers)
         .where(eq(customers.instanceId, instanceId))
         .get();
-      const row: CustomerRow = {
-        ...fields,
-        id: newId('customer'),
-        instanceId,
-        autoSequence: (last?.max ?? 0) + 1,
-        createdAt: now,
-        updatedAt: now,
-      };
-      tx.insert(customers).values(row).run();
-      if (financialDetails)
-        tx.insert(customerFinancialDetails)
-          .values({ ...financialDetails, customerId: row.id })
-          .run();
-      return row;
+      const { customer, financialDetails } = newCustomerRows(instanceId, input, last?.max ?? null, now);
+      tx.insert(customers).values(customer).run();
+      if (financialDetails) tx.insert(customerFinancialDetails).values(financialDetails).run();
+      return customer;
     },
     { behavior: 'immediate' },
   );
@@ -91,8 +60,8 @@ function recordQuery(db: SqliteDb) {
 }
 
 /**
- * Case-insensitive substring condition on the folded name (placeholder `nameFolded`). `instr` has no
- * wildcards, so `%`, `_` and `\` in the search are literal characters (DESIGN.md, "Customers list").
+ * The name filter (placeholder `nameFolded`) through `instr`, which has no wildcards: `%`, `_` and `\` of
+ * the search are literal without escaping.
  */
 function nameContains(filter: 'all' | 'name') {
   return filter === 'name'
@@ -108,7 +77,6 @@ const customerById = preparedQuery((db) =>
     .prepare(),
 );
 
-/** One customer of an instance, or undefined (also for another instance's id). */
 export async function findCustomer(
   db: SqliteDb,
   instanceId: string,
@@ -125,7 +93,6 @@ const customersByIds = preparedQuery((db) =>
     .prepare(),
 );
 
-/** Those of the given ids that are customers of the instance (for batch loading). */
 export async function findCustomers(
   db: SqliteDb,
   instanceId: string,
@@ -145,10 +112,6 @@ const customerCount = preparedQuery((db) =>
   ),
 );
 
-/**
- * Number of customers of an instance whose folded name contains `nameFolded`, counted; all of them when
- * null, read from the instance's list total (`listTotal`, no scan).
- */
 export async function countCustomers(
   db: SqliteDb,
   instanceId: string,
@@ -167,11 +130,10 @@ const customersPage = preparedVariants((db, filter: 'all' | 'name') =>
     .prepare(),
 );
 
-/** A page of customers ordered by name, then id. */
 export async function listCustomersPage(
   db: SqliteDb,
   instanceId: string,
-  query: { nameFolded: string | null; offset: number; limit: number },
+  query: CustomerPageQuery,
 ): Promise<CustomerRecord[]> {
   return customersPage(db, query.nameFolded ? 'name' : 'all').all({
     instanceId,
@@ -200,11 +162,10 @@ const customersSlice = preparedVariants((db, variant: CustomerSliceVariant) => {
     .prepare();
 });
 
-/** Customers after a (folded name, id) position in list order, for cursor connections. */
 export async function sliceCustomers(
   db: SqliteDb,
   instanceId: string,
-  query: { nameFolded: string | null; after: { nameFolded: string; id: string } | null; limit: number },
+  query: CustomerSliceQuery,
 ): Promise<CustomerRecord[]> {
   const { after } = query;
   return customersSlice(db, `${query.nameFolded ? 'name' : 'all'}:${after ? 'after' : 'first'}`).all({
@@ -216,24 +177,12 @@ export async function sliceCustomers(
   });
 }
 
-/** Creates a project. */
-export async function insertProject(
-  db: SqliteDb,
-  input: { instanceId: string; customerId: string; name: string; now: Date },
-): Promise<ProjectRow> {
-  const row: ProjectRow = {
-    id: newId('project'),
-    instanceId: input.instanceId,
-    customerId: input.customerId,
-    name: input.name,
-    createdAt: input.now,
-    updatedAt: input.now,
-  };
+export async function insertProject(db: SqliteDb, input: NewProject): Promise<ProjectRow> {
+  const row = newProjectRow(input);
   db.insert(projects).values(row).run();
   return row;
 }
 
-/** One project of an instance, or undefined. */
 export async function findProject(
   db: SqliteDb,
   instanceId: string,
@@ -246,12 +195,11 @@ export async function findProject(
     .get();
 }
 
-/** Projects of an instance (optionally of one customer), oldest first; with the total. */
 export async function listProjectsPage(
   db: SqliteDb,
   instanceId: string,
-  query: { customerId: string | null; offset: number; limit: number },
-): Promise<{ rows: ProjectRecord[]; total: number }> {
+  query: ProjectPageQuery,
+): Promise<ProjectsPage> {
   const where = and(
     eq(projects.instanceId, instanceId),
     query.customerId ? eq(projects.customerId, query.customerId) : undefined,
@@ -268,7 +216,6 @@ export async function listProjectsPage(
   return { rows, total: await db.$count(projects, where) };
 }
 
-/** The projects of several customers in one query (for batch loading), oldest first. */
 export async function listProjectsOfCustomers(
   db: SqliteDb,
   instanceId: string,

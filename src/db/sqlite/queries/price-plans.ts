@@ -1,68 +1,45 @@
+/** The SQLite store's price-plan operations, as `contract/customers.ts` states them. */
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
-import type { PricingPlan, PricingRule } from '../../../gathering/pricing.js';
-import { newId } from '../../../ids.js';
+import type {
+  CustomerPricePlanAssignment,
+  NewPricePlan,
+  PricePlanRow,
+  PricePlanWithRules,
+  PricingPlan,
+} from '../../contract/index.js';
+import { newPricePlans, pricePlanRows } from '../../shared/customers.js';
 import type { SqliteDb } from '../client.js';
 import { preparedQuery } from '../prepared.js';
 import { customers, pricePlanRules, pricePlans } from '../schema/index.js';
 
-/** A price-plan row. */
-export type PricePlanRow = typeof pricePlans.$inferSelect;
-
-/** A plan with its rules. */
-export type PricePlanWithRules = PricePlanRow & { rules: PricingRule[] };
-
-/** A plan to create: markups in basis points; `isDefault` makes it the instance's default. */
-export interface NewPricePlan {
-  name: string;
-  isDefault: boolean;
-  mrcMarkupBp: number;
-  nrcMarkupBp: number;
-  rules: PricingRule[];
-}
-
-/**
- * Creates price plans for an instance in one transaction. A plan created as default takes the default
- * over from the previous one, so an instance has exactly one default at any time.
- *
- * @returns the created plans, in input order.
- */
+// Plan by plan in one `BEGIN IMMEDIATE` transaction: each default clears the one before it, so of several
+// defaults the last stays, and no other writer switches the default in between.
 export async function insertPricePlans(
   db: SqliteDb,
   instanceId: string,
   plans: NewPricePlan[],
   now: Date,
 ): Promise<PricePlanWithRules[]> {
-  return db.transaction(
-    (tx) =>
-      plans.map((plan) => {
+  const created = newPricePlans(instanceId, plans, now);
+  db.transaction(
+    (tx) => {
+      for (const { plan, rules } of created.map(pricePlanRows)) {
         if (plan.isDefault) {
           tx.update(pricePlans)
             .set({ isDefault: false, updatedAt: now })
             .where(and(eq(pricePlans.instanceId, instanceId), eq(pricePlans.isDefault, true)))
             .run();
         }
-        const row: PricePlanRow = {
-          id: newId('pricePlan'),
-          instanceId,
-          name: plan.name,
-          isDefault: plan.isDefault,
-          mrcMarkupBp: plan.mrcMarkupBp,
-          nrcMarkupBp: plan.nrcMarkupBp,
-          createdAt: now,
-          updatedAt: now,
-        };
-        tx.insert(pricePlans).values(row).run();
-        if (plan.rules.length > 0) {
-          tx.insert(pricePlanRules)
-            .values(plan.rules.map((rule) => ({ ...rule, pricePlanId: row.id })))
-            .run();
-        }
-        return { ...row, rules: plan.rules };
-      }),
+        tx.insert(pricePlans).values(plan).run();
+        if (rules.length > 0) tx.insert(pricePlanRules).values(rules).run();
+      }
+    },
     { behavior: 'immediate' },
   );
+  return created;
 }
 
+/** The rules of each plan: one prepared read per plan (an instance has a handful of plans). */
 async function withRules(db: SqliteDb, plans: PricePlanRow[]): Promise<PricePlanWithRules[]> {
   const rules = rulesOfPlan(db);
   return plans.map((plan) => ({ ...plan, rules: rules.all({ pricePlanId: plan.id }) }));
@@ -99,7 +76,6 @@ const defaultPlan = preparedQuery((db) =>
     .prepare(),
 );
 
-/** The plans of an instance with their rules, default first, then by name. */
 export async function listPricePlans(db: SqliteDb, instanceId: string): Promise<PricePlanWithRules[]> {
   const plans = db
     .select()
@@ -110,7 +86,6 @@ export async function listPricePlans(db: SqliteDb, instanceId: string): Promise<
   return withRules(db, plans);
 }
 
-/** One plan of an instance, or undefined. */
 export async function findPricePlan(
   db: SqliteDb,
   instanceId: string,
@@ -123,7 +98,6 @@ export async function findPricePlan(
     .get();
 }
 
-/** The default plan of an instance, or undefined when it has none (an instance created outside the API). */
 export async function findDefaultPricePlan(
   db: SqliteDb,
   instanceId: string,
@@ -131,7 +105,6 @@ export async function findDefaultPricePlan(
   return defaultPlan(db).get({ instanceId });
 }
 
-/** A plan's markups and rules as the pricing engine needs them (by id; the caller knows the plan exists). */
 export async function loadPricingPlan(db: SqliteDb, pricePlanId: string): Promise<PricingPlan | undefined> {
   const plan = planById(db).get({ id: pricePlanId });
   if (!plan) return undefined;
@@ -139,10 +112,9 @@ export async function loadPricingPlan(db: SqliteDb, pricePlanId: string): Promis
   return withRulesPlan;
 }
 
-/** Assigns a plan to a customer of the same instance; returns false when the customer does not exist there. */
 export async function setCustomerPricePlan(
   db: SqliteDb,
-  input: { instanceId: string; customerId: string; pricePlanId: string; now: Date },
+  input: CustomerPricePlanAssignment,
 ): Promise<boolean> {
   const result = db
     .update(customers)
