@@ -1,6 +1,15 @@
+/** The PostgreSQL store's quote operations, as `contract/quotes.ts` states them. */
 import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import { newId } from '../../../ids.js';
-import type { NewQuote, NewQuoteLine, ProductRow, QuoteRecord, QuoteRow } from '../../rows.js';
+import type {
+  NewQuote,
+  NewQuoteLine,
+  ProductRow,
+  QuoteLinesToAdd,
+  QuoteRecord,
+  QuoteRow,
+  QuoteSliceQuery,
+} from '../../contract/index.js';
+import { newQuoteLineRow, newQuoteRow, quoteRecordsOf, quoteYear } from '../../shared/quotes.js';
 import type { PostgresDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
 import { availabilityRequestProducts, customers, instances, quoteLines, quotes } from '../schema/index.js';
@@ -8,10 +17,9 @@ import { availabilityRequestProducts, customers, instances, quoteLines, quotes }
 type Tx = Parameters<Parameters<PostgresDb['transaction']>[0]>[0];
 
 /**
- * Appends lines to a quote in one multi-row insert: products the quote already has (`existing`) and
- * repeats within `lines` are skipped, the first occurrence wins, and positions continue after `lastPosition`
- * — what SQLite's line-by-line `ON CONFLICT DO NOTHING` yields. The caller makes sure no one else appends
- * to the quote meanwhile.
+ * Appends lines in one multi-row insert, so the products to skip (those in `existing`, and repeats within
+ * `lines` after the first) are left out beforehand, and positions continue after `lastPosition`. The
+ * caller makes sure no one else appends to the quote meanwhile.
  */
 async function appendLines(
   tx: Tx,
@@ -24,29 +32,18 @@ async function appendLines(
   if (fresh.length === 0) return 0;
   const added = await tx
     .insert(quoteLines)
-    .values(
-      fresh.map((line, index) => ({
-        ...line,
-        id: newId('quoteLine'),
-        instanceId: quote.instanceId,
-        quoteId: quote.quoteId,
-        position: quote.lastPosition + index + 1,
-        createdAt: now,
-      })),
-    )
+    .values(fresh.map((line, index) => newQuoteLineRow(line, quote, quote.lastPosition + index + 1, now)))
     .onConflictDoNothing({ target: [quoteLines.quoteId, quoteLines.productId] })
     .returning({ id: quoteLines.id });
   return added.length;
 }
 
 /**
- * Creates a quote with its lines in one transaction. The sequence is the instance's highest of the year
- * plus one: `2026-0003-ACM`. On PostgreSQL it is read after taking a transaction-level advisory lock on
- * (instance, year) (`pg_advisory_xact_lock`), held until commit, so concurrent creations in an instance
- * run one after another and get distinct, consecutive numbers with no gaps.
+ * The highest sequence is read after taking a transaction-level advisory lock on (instance, year)
+ * (`pg_advisory_xact_lock`), held until commit: concurrent creations in an instance run one after another.
  */
 export async function insertQuote(db: PostgresDb, input: NewQuote): Promise<QuoteRow> {
-  const year = input.now.getUTCFullYear();
+  const year = quoteYear(input.now);
   return db.transaction(async (tx) => {
     await tx.execute(
       sql`select pg_advisory_xact_lock(hashtext('quotes.sequence'), hashtext(${`${input.instanceId}/${year}`}))`,
@@ -55,23 +52,7 @@ export async function insertQuote(db: PostgresDb, input: NewQuote): Promise<Quot
       .select({ max: sql<number | null>`max(${quotes.sequence})` })
       .from(quotes)
       .where(and(eq(quotes.instanceId, input.instanceId), eq(quotes.year, year)));
-    const sequence = (last?.max ?? 0) + 1;
-    const row: QuoteRow = {
-      id: newId('quote'),
-      instanceId: input.instanceId,
-      customerId: input.customerId,
-      createdByUserId: input.userId,
-      name: input.name,
-      referenceNumber: input.referenceNumber,
-      year,
-      sequence,
-      quoteNumber: `${year}-${String(sequence).padStart(4, '0')}-${input.instanceCode}`,
-      currency: input.currency,
-      validityDays: input.validityDays,
-      expirationDate: input.expirationDate,
-      createdAt: input.now,
-      updatedAt: input.now,
-    };
+    const row = newQuoteRow(input, last?.max ?? null);
     await tx.insert(quotes).values(row);
     const quote = { instanceId: input.instanceId, quoteId: row.id, lastPosition: 0, existing: [] };
     await appendLines(tx, quote, input.lines, input.now);
@@ -80,15 +61,10 @@ export async function insertQuote(db: PostgresDb, input: NewQuote): Promise<Quot
 }
 
 /**
- * Adds lines to a quote in one transaction; products already on it are skipped. On PostgreSQL the quote
- * row is locked first (`SELECT … FOR NO KEY UPDATE`), so concurrent additions to one quote run one after
- * another and read each other's positions and products.
- * @returns how many lines were added.
+ * The quote row is locked first (`SELECT … FOR NO KEY UPDATE`), so concurrent additions to one quote run
+ * one after another and read each other's positions and products.
  */
-export async function addQuoteLines(
-  db: PostgresDb,
-  input: { instanceId: string; quoteId: string; lines: NewQuoteLine[]; now: Date },
-): Promise<number> {
+export async function addQuoteLines(db: PostgresDb, input: QuoteLinesToAdd): Promise<number> {
   return db.transaction(async (tx) => {
     await tx.select({ id: quotes.id }).from(quotes).where(eq(quotes.id, input.quoteId)).for('no key update');
     const current = await tx
@@ -107,7 +83,6 @@ export async function addQuoteLines(
   });
 }
 
-/** One quote of an instance with its lines, or undefined (also for another instance's id). */
 export async function findQuote(
   db: PostgresDb,
   instanceId: string,
@@ -117,6 +92,7 @@ export async function findQuote(
   return record;
 }
 
+/** The quotes `where` selects, in `order`, up to `limit`, with their names and lines (two reads). */
 async function quoteRecords(
   db: PostgresDb,
   where: SQL | undefined,
@@ -135,36 +111,27 @@ async function quoteRecords(
     .where(where)
     .orderBy(...order);
   const rows = limit === undefined ? await base : await base.limit(limit);
-  const lines = rows.length
-    ? await db
-        .select()
-        .from(quoteLines)
-        .where(
-          inArray(
-            quoteLines.quoteId,
-            rows.map((row) => row.quote.id),
-          ),
-        )
-        .orderBy(asc(quoteLines.position))
-    : [];
-  return rows.map((row) => ({ ...row, lines: lines.filter((line) => line.quoteId === row.quote.id) }));
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => row.quote.id);
+  const lines = await db
+    .select()
+    .from(quoteLines)
+    .where(inArray(quoteLines.quoteId, ids))
+    .orderBy(asc(quoteLines.position));
+  return quoteRecordsOf(rows, lines);
 }
 
-/** Number of quotes of an instance, read from its list total (`listTotal`, no scan). */
 export async function countQuotes(db: PostgresDb, instanceId: string): Promise<number> {
   return listTotal(db, instanceId, 'quotes');
 }
 
-/**
- * Quotes of an instance after a position in newest-first order, for cursor connections. Ties on the
- * creation time break on the id compared bytewise (`collate "C"`), as SQLite's BINARY collation does.
- */
 export async function sliceQuotes(
   db: PostgresDb,
   instanceId: string,
-  query: { after: { createdAt: Date; id: string } | null; limit: number },
+  query: QuoteSliceQuery,
 ): Promise<QuoteRecord[]> {
   const { after } = query;
+  // Ids compared bytewise (`collate "C"`), whatever the database's default collation.
   const id = sql`${quotes.id} collate "C"`;
   // A row comparison, which `quotes_list_idx` takes as the scan's start, where the equivalent OR would
   // filter every quote newer than the cursor.
@@ -179,7 +146,6 @@ export async function sliceQuotes(
   );
 }
 
-/** Those of the given ids that are availability-request products of the instance. */
 export async function findRequestProducts(
   db: PostgresDb,
   instanceId: string,

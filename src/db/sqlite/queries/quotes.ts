@@ -1,123 +1,72 @@
+/** The SQLite store's quote operations, as `contract/quotes.ts` states them. */
 import { and, asc, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
-import { newId } from '../../../ids.js';
+import type {
+  NewQuote,
+  NewQuoteLine,
+  ProductRow,
+  QuoteLinesToAdd,
+  QuoteRecord,
+  QuoteRow,
+  QuoteSliceQuery,
+} from '../../contract/index.js';
+import { newQuoteLineRow, newQuoteRow, quoteRecordsOf, quoteYear } from '../../shared/quotes.js';
 import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
 import { availabilityRequestProducts, customers, instances, quoteLines, quotes } from '../schema/index.js';
-import type { ProductRow } from './availability-requests.js';
-
-/** A quote row. */
-export type QuoteRow = typeof quotes.$inferSelect;
-/** A quote-line row. */
-export type QuoteLineRow = typeof quoteLines.$inferSelect;
-/** A line to add: everything but the keys the store assigns. */
-export type NewQuoteLine = Omit<QuoteLineRow, 'id' | 'instanceId' | 'quoteId' | 'position' | 'createdAt'>;
-
-/** A quote with the names its document nests and its lines in order. */
-export interface QuoteRecord {
-  quote: QuoteRow;
-  instance: { id: string; name: string };
-  customer: { id: string; name: string };
-  lines: QuoteLineRow[];
-}
-
-/** A quote to create (validated); number and sequence are assigned here. */
-export interface NewQuote {
-  instanceId: string;
-  instanceCode: string;
-  customerId: string;
-  userId: string | null;
-  name: string;
-  referenceNumber: string | null;
-  currency: string;
-  validityDays: number;
-  expirationDate: string;
-  lines: NewQuoteLine[];
-  now: Date;
-}
 
 type Tx = Parameters<Parameters<SqliteDb['transaction']>[0]>[0];
 
-/** Appends lines to a quote, skipping products it already has; positions continue after the last line. */
-function appendLines(tx: Tx, instanceId: string, quoteId: string, lines: NewQuoteLine[], now: Date): number {
+/**
+ * Appends lines one by one after the quote's last position; `ON CONFLICT DO NOTHING` skips the products
+ * the quote has, including those earlier in `lines`. The caller holds the write lock.
+ */
+function appendLines(
+  tx: Tx,
+  quote: { instanceId: string; quoteId: string },
+  lines: NewQuoteLine[],
+  now: Date,
+) {
   const last = tx
     .select({ max: sql<number | null>`max(${quoteLines.position})` })
     .from(quoteLines)
-    .where(eq(quoteLines.quoteId, quoteId))
+    .where(eq(quoteLines.quoteId, quote.quoteId))
     .get();
   let position = last?.max ?? 0;
-  let added = 0;
   for (const line of lines) {
     const inserted = tx
       .insert(quoteLines)
-      .values({
-        ...line,
-        id: newId('quoteLine'),
-        instanceId,
-        quoteId,
-        position: position + 1,
-        createdAt: now,
-      })
+      .values(newQuoteLineRow(line, quote, position + 1, now))
       .onConflictDoNothing({ target: [quoteLines.quoteId, quoteLines.productId] })
       .run();
-    if (inserted.changes === 1) {
-      position += 1;
-      added += 1;
-    }
+    position += inserted.changes;
   }
-  return added;
+  return position - (last?.max ?? 0);
 }
 
-/**
- * Creates a quote with its lines in one `BEGIN IMMEDIATE` transaction. The sequence is the instance's
- * highest of the year plus one, read inside the write transaction, so concurrent creations get
- * consecutive numbers with no gaps: `2026-0003-ACM`.
- */
+// One `BEGIN IMMEDIATE` transaction: the highest sequence is read under the write lock.
 export async function insertQuote(db: SqliteDb, input: NewQuote): Promise<QuoteRow> {
-  const year = input.now.getUTCFullYear();
   return db.transaction(
     (tx) => {
       const last = tx
         .select({ max: sql<number | null>`max(${quotes.sequence})` })
         .from(quotes)
-        .where(and(eq(quotes.instanceId, input.instanceId), eq(quotes.year, year)))
+        .where(and(eq(quotes.instanceId, input.instanceId), eq(quotes.year, quoteYear(input.now))))
         .get();
-      const sequence = (last?.max ?? 0) + 1;
-      const row: QuoteRow = {
-        id: newId('quote'),
-        instanceId: input.instanceId,
-        customerId: input.customerId,
-        createdByUserId: input.userId,
-        name: input.name,
-        referenceNumber: input.referenceNumber,
-        year,
-        sequence,
-        quoteNumber: `${year}-${String(sequence).padStart(4, '0')}-${input.instanceCode}`,
-        currency: input.currency,
-        validityDays: input.validityDays,
-        expirationDate: input.expirationDate,
-        createdAt: input.now,
-        updatedAt: input.now,
-      };
+      const row = newQuoteRow(input, last?.max ?? null);
       tx.insert(quotes).values(row).run();
-      appendLines(tx, input.instanceId, row.id, input.lines, input.now);
+      appendLines(tx, { instanceId: input.instanceId, quoteId: row.id }, input.lines, input.now);
       return row;
     },
     { behavior: 'immediate' },
   );
 }
 
-/**
- * Adds lines to a quote in one transaction; products already on it are skipped.
- * @returns how many lines were added.
- */
-export async function addQuoteLines(
-  db: SqliteDb,
-  input: { instanceId: string; quoteId: string; lines: NewQuoteLine[]; now: Date },
-): Promise<number> {
+// One `BEGIN IMMEDIATE` transaction: no other writer appends to the quote meanwhile.
+export async function addQuoteLines(db: SqliteDb, input: QuoteLinesToAdd): Promise<number> {
   return db.transaction(
     (tx) => {
-      const added = appendLines(tx, input.instanceId, input.quoteId, input.lines, input.now);
+      const added = appendLines(tx, input, input.lines, input.now);
       if (added > 0)
         tx.update(quotes).set({ updatedAt: input.now }).where(eq(quotes.id, input.quoteId)).run();
       return added;
@@ -126,7 +75,6 @@ export async function addQuoteLines(
   );
 }
 
-/** One quote of an instance with its lines, or undefined (also for another instance's id). */
 export async function findQuote(
   db: SqliteDb,
   instanceId: string,
@@ -136,6 +84,7 @@ export async function findQuote(
   return record;
 }
 
+/** The quotes `where` selects, in `order`, up to `limit`, with their names and lines (two reads). */
 async function quoteRecords(
   db: SqliteDb,
   where: SQL | undefined,
@@ -154,32 +103,25 @@ async function quoteRecords(
     .where(where)
     .orderBy(...order);
   const rows = limit === undefined ? base.all() : base.limit(boundLimit(limit)).all();
-  const lines = rows.length
-    ? db
-        .select()
-        .from(quoteLines)
-        .where(
-          inArray(
-            quoteLines.quoteId,
-            rows.map((row) => row.quote.id),
-          ),
-        )
-        .orderBy(asc(quoteLines.position))
-        .all()
-    : [];
-  return rows.map((row) => ({ ...row, lines: lines.filter((line) => line.quoteId === row.quote.id) }));
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => row.quote.id);
+  const lines = db
+    .select()
+    .from(quoteLines)
+    .where(inArray(quoteLines.quoteId, ids))
+    .orderBy(asc(quoteLines.position))
+    .all();
+  return quoteRecordsOf(rows, lines);
 }
 
-/** Number of quotes of an instance, read from its list total (`listTotal`, no scan). */
 export async function countQuotes(db: SqliteDb, instanceId: string): Promise<number> {
   return listTotal(db, instanceId, 'quotes');
 }
 
-/** Quotes of an instance after a position in newest-first order, for cursor connections. */
 export async function sliceQuotes(
   db: SqliteDb,
   instanceId: string,
-  query: { after: { createdAt: Date; id: string } | null; limit: number },
+  query: QuoteSliceQuery,
 ): Promise<QuoteRecord[]> {
   const { after } = query;
   const bound = after
@@ -196,7 +138,6 @@ export async function sliceQuotes(
   );
 }
 
-/** Those of the given ids that are availability-request products of the instance. */
 export async function findRequestProducts(
   db: SqliteDb,
   instanceId: string,
