@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import { shownRecord } from '../db/records.js';
 import type {
   AvailabilityRequestRecord,
   ChangedRequest,
@@ -9,6 +8,7 @@ import type {
   SourceType,
   TaskCompletion,
 } from '../db/rows.js';
+import { shownRecord } from '../db/shared/availability.js';
 import type { Store } from '../db/store.js';
 import type { Logger } from '../logger.js';
 import { offerMatchesFilters } from './filters.js';

@@ -6,7 +6,7 @@ import {
   parameterValues,
   recordMapper,
   type SelectedField,
-} from '../row-mapping.js';
+} from '../shared/row-mapping.js';
 import type { PostgresDb } from './client.js';
 
 /** A prepared read of records; parameters by placeholder name. */
@@ -29,7 +29,7 @@ const driverTypes = {
 /**
  * Prepares a select of records on the pool of `db` as the named server-side statement `name`: the rows
  * come as arrays (`rowMode: 'array'`) and a mapper generated for `selection` turns them into the objects
- * drizzle's `.execute()` returns for that query (`recordMapper`, `src/db/row-mapping.ts`). Keep the result
+ * drizzle's `.execute()` returns for that query (`recordMapper`, `src/db/shared/row-mapping.ts`). Keep the result
  * with `preparedQuery`, which also keeps statement names unique.
  *
  * drizzle maps every value through a generic path walk with class checks, and wraps each run in tracing

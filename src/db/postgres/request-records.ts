@@ -1,12 +1,16 @@
-import { eq, sql } from 'drizzle-orm';
-import type { StoredFilters } from '../rows.js';
+import { eq, type Query, sql } from 'drizzle-orm';
+import type { StoredFilters } from '../contract/index.js';
+import { shownAddressKeys, shownRequestKeys } from '../shared/availability.js';
+import { pickColumns } from '../shared/row-mapping.js';
 import type { PostgresDb } from './client.js';
+import { type PreparedRecords, prepareRecords } from './prepared-rows.js';
 import { addresses, availabilityRequests } from './schema/index.js';
 
 /**
- * Stored filters with their keys in the order `storedFilters` writes them, which SQLite's JSON text keeps.
- * `jsonb` keeps keys sorted by length, then bytes, so a bandwidth comes back as `{upload, download}`; the
- * REST documents show the stored bandwidths as they are, and a copied deployment must serve the same bytes.
+ * Stored filters with their keys in the order the service writes them (`storedFilters`), as the contract's
+ * records show them. `jsonb` keeps keys sorted by length, then bytes, so a bandwidth comes back as
+ * `{upload, download}`; the REST documents show the stored bandwidths as they are, and a copied deployment
+ * must serve the same bytes.
  */
 export function canonicalFilters(stored: StoredFilters): StoredFilters {
   return {
@@ -18,34 +22,19 @@ export function canonicalFilters(stored: StoredFilters): StoredFilters {
   };
 }
 
-/** The columns of a request that the API shows, as the SQLite store reads them. */
-export const shownRequestColumns = {
-  id: availabilityRequests.id,
-  filters: sql`${availabilityRequests.filters}`.mapWith((value: unknown) =>
-    canonicalFilters(availabilityRequests.filters.mapFromDriverValue(value) as StoredFilters),
-  ),
-  status: availabilityRequests.status,
-  sourcesTotal: availabilityRequests.sourcesTotal,
-  sourcesFinished: availabilityRequests.sourcesFinished,
-  createdAt: availabilityRequests.createdAt,
-  updatedAt: availabilityRequests.updatedAt,
+/**
+ * The selection of an `AvailabilityRequestRecord`: the request's and its address's shown columns, the
+ * filters read through {@link canonicalFilters} (in their place: a spread keeps the key order).
+ */
+export const recordColumns = {
+  request: {
+    ...pickColumns(availabilityRequests, shownRequestKeys),
+    filters: sql`${availabilityRequests.filters}`.mapWith((value: unknown) =>
+      canonicalFilters(availabilityRequests.filters.mapFromDriverValue(value) as StoredFilters),
+    ),
+  },
+  address: pickColumns(addresses, shownAddressKeys),
 };
-/** The columns of an address that the API shows. */
-export const shownAddressColumns = {
-  id: addresses.id,
-  street: addresses.street,
-  city: addresses.city,
-  houseNumber: addresses.houseNumber,
-  houseNumberAddition: addresses.houseNumberAddition,
-  postalCode: addresses.postalCode,
-  countryCode: addresses.countryCode,
-  continentCode: addresses.continentCode,
-  latitude: addresses.latitude,
-  longitude: addresses.longitude,
-  coordinatesPrecision: addresses.coordinatesPrecision,
-};
-/** The selection of an `AvailabilityRequestRecord`: the request's and its address's shown columns. */
-export const recordColumns = { request: shownRequestColumns, address: shownAddressColumns };
 
 /** Requests joined with their addresses, as `AvailabilityRequestRecord`s; add the conditions. */
 export function recordQuery(db: PostgresDb) {
@@ -53,4 +42,16 @@ export function recordQuery(db: PostgresDb) {
     .select(recordColumns)
     .from(availabilityRequests)
     .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId));
+}
+
+/**
+ * `prepareRecords` of {@link recordQuery} with what `complete` adds to it (conditions, order, limit), as
+ * the named statement `name`: a prepared read of records. Keep it with `preparedQuery`.
+ */
+export function prepareRequestRecords<R>(
+  db: PostgresDb,
+  name: string,
+  complete: (query: ReturnType<typeof recordQuery>) => { toSQL(): Query; _: { result: R[] } },
+): PreparedRecords<R> {
+  return prepareRecords(db, name, recordColumns, complete(recordQuery(db)));
 }

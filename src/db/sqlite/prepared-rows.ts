@@ -1,9 +1,9 @@
 import { type Column, type GetColumnData, getTableColumns, is, type Query } from 'drizzle-orm';
 import { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { fieldCount, parameterValues, recordMapper } from '../row-mapping.js';
+import { fieldCount, parameterValues, recordMapper } from '../shared/row-mapping.js';
 import type { SqliteDb } from './client.js';
 
-/** What one key of a selection reads: a whole table, or some of its columns by name (see {@link pickColumns}). */
+/** What one key of a selection reads: a whole table, or some of its columns by name (`pickColumns`). */
 export type RowSelection = SQLiteTable | Record<string, Column>;
 
 /** The object read for one {@link RowSelection}: the table's row, or the picked columns' values. */
@@ -14,18 +14,6 @@ export type SelectedRow<T extends RowSelection> = T extends SQLiteTable
 /** One result row of {@link prepareTableRows}: a row object of each selection, under its key. */
 export type TableRows<S extends Record<string, RowSelection>> = { [K in keyof S]: SelectedRow<S[K]> };
 
-/**
- * Some columns of `table` by name, as a selection for `db.select({ key: pickColumns(…) })` and
- * {@link prepareTableRows}: a read fetches and decodes only what its callers show.
- */
-export function pickColumns<T extends SQLiteTable, const N extends keyof T['_']['columns'] & string>(
-  table: T,
-  names: readonly N[],
-): Pick<T['_']['columns'], N> {
-  const columns = getTableColumns(table) as T['_']['columns'];
-  return Object.fromEntries(names.map((name) => [name, columns[name]])) as Pick<T['_']['columns'], N>;
-}
-
 /** A prepared read of whole table rows; parameters by placeholder name. */
 export interface PreparedTableRows<R> {
   all(parameters: Record<string, unknown>): R[];
@@ -34,7 +22,7 @@ export interface PreparedTableRows<R> {
 
 /**
  * Prepares on `db` a select of rows of one or more inner-joined tables (`selection`: whole tables, e.g.
- * `{ request: availabilityRequests, address: addresses }`, or {@link pickColumns} of them), read as arrays
+ * `{ request: availabilityRequests, address: addresses }`, or `pickColumns` of them), read as arrays
  * and turned into row objects by a mapper built from the columns — the same objects drizzle's `.all()`
  * returns for that selection. Keep the result with {@link preparedQuery} or {@link preparedVariants}, like
  * any prepared query.
@@ -43,7 +31,7 @@ export interface PreparedTableRows<R> {
  * and their addresses that was about a twentieth of the request (`npm run bench`, rest-list). Here a
  * column's own `mapFromDriverValue` runs only where it changes the value (timestamps, JSON, booleans),
  * the row objects are made by a mapper generated for the selection (`recordMapper` in
- * `src/db/row-mapping.ts`), and placeholders are resolved to positions once.
+ * `src/db/shared/row-mapping.ts`), and placeholders are resolved to positions once.
  *
  * Not for outer joins: a missing joined row would come back as an object of nulls, not null.
  *

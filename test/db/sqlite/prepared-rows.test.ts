@@ -1,7 +1,8 @@
 import { asc, count, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pickColumns } from '../../../src/db/shared/row-mapping.js';
 import type { SqliteDb } from '../../../src/db/sqlite/client.js';
-import { pickColumns, prepareNumber, prepareTableRows } from '../../../src/db/sqlite/prepared-rows.js';
+import { prepareNumber, prepareTableRows } from '../../../src/db/sqlite/prepared-rows.js';
 import { addresses, availabilityRequests, pricePlans } from '../../../src/db/sqlite/schema/index.js';
 import { openSqliteStore } from '../../../src/db/sqlite/store.js';
 import type { Store } from '../../../src/db/store.js';

@@ -1,11 +1,23 @@
+/*
+ * The claim on PostgreSQL; it implements `claimTasks` as documented in `GatheringOperations`
+ * (src/db/contract/gathering.ts).
+ */
 import { asc, eq, sql } from 'drizzle-orm';
-import type { ChangedRequest, ClaimedTask } from '../../rows.js';
+import type { ChangedRequest, GatheringOperations } from '../../contract/index.js';
+import { leaseExpired } from '../../shared/gathering.js';
+import type { Implementation } from '../../shared/implementation.js';
 import type { PostgresDb } from '../client.js';
 import { preparedQuery } from '../prepared.js';
 import { pricingRulesOf } from '../pricing-rules.js';
 import { canonicalFilters } from '../request-records.js';
 import { addresses, availabilityRequests, gatheringTasks, pricePlans, sources } from '../schema/index.js';
 import { FINISHED_SOURCES_CTES } from './finished-sources.js';
+
+/** An operation of `GatheringOperations`, on PostgreSQL. */
+type Op<K extends keyof GatheringOperations> = Implementation<PostgresDb, GatheringOperations[K]>;
+
+/** `text` as an SQL string literal, for the constant text of a statement. */
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /**
  * The claim as one statement (`claimTasks`), run as a named prepared statement without `BEGIN`/`COMMIT`:
@@ -35,8 +47,7 @@ with exhausted as materialized (
    order by id for update skip locked),
 failed as (
   update gathering_tasks set status = 'failed', lease_owner = null, lease_expires_at = null,
-         error_code = 'LEASE_EXPIRED',
-         error_message = 'The worker running this source stopped responding too often.',
+         error_code = ${literal(leaseExpired.code)}, error_message = ${literal(leaseExpired.message)},
          finished_at = $1, updated_at = $1
    where id in (select id from exhausted)),
 counts as materialized (
@@ -91,30 +102,19 @@ const claimedRows = preparedQuery('claimed_tasks', (db, name) => {
     .prepare(name);
 });
 
-/** Byte order of ids, as SQLite sorts them. */
+/** Byte order of ids, as the contract orders `changed`. */
 const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * Claims up to `limit` runnable tasks for `owner` with a lease until `now + leaseMs`: one statement
- * ({@link CLAIM_SQL}), then a read of what it leased, each task with its request's price plan as it is at
- * the claim (the worker prices the task's offers with it: a read per task was a round trip per task).
- * Runnable: queued and due, or running with an expired
- * lease (its worker died). A task whose lease expired after its last allowed attempt ends as failed
- * instead, so a task that keeps killing its worker cannot loop forever. Requests of claimed tasks move
- * from `pending` to `in_progress`.
+ * One statement ({@link CLAIM_SQL}), then a read of what it leased, each task with its request's price plan
+ * (a read per task was a round trip per task).
  *
- * Race-free on PostgreSQL: candidates are read with `SELECT ... FOR UPDATE SKIP LOCKED` and leased in the
- * same statement, so concurrent claimers (other pools, other processes) each lock a disjoint set of tasks
- * and a task is never leased twice at once; a claimer skips what another one is deciding on. An expired
- * lease is reclaimed only below `maxAttempts`, so an exhausted task is never run again.
- *
- * `claimed` is in task id order, `changed` lists the exhausted tasks' requests (in task id order), then
- * the requests that left `pending` in id byte order — as the SQLite store returns them.
+ * Race-free across pools and processes: candidates are read with `SELECT … FOR UPDATE SKIP LOCKED` and
+ * leased in the same statement, so concurrent claimers each lock a disjoint set of tasks and a task is
+ * never leased twice at once; a claimer skips what another one is deciding on. An expired lease is
+ * reclaimed only below `maxAttempts`, so an exhausted task is never run again.
  */
-export async function claimTasks(
-  db: PostgresDb,
-  input: { owner: string; now: Date; leaseMs: number; limit: number; maxAttempts: number },
-): Promise<{ claimed: ClaimedTask[]; changed: ChangedRequest[] }> {
+export const claimTasks: Op<'claimTasks'> = async (db, input) => {
   const { now } = input;
   const until = new Date(now.getTime() + input.leaseMs);
   const result = await db.$client.query<{
@@ -146,10 +146,10 @@ export async function claimTasks(
     taskId: row.task.id,
     attempts: row.task.attempts,
     source: row.source,
-    // Filters with their keys as SQLite keeps them (jsonb reorders them), as every read of a record shows them.
+    // Filters with their keys in the service's order (jsonb reorders them), as every read of a record shows them.
     request: { ...row.request, filters: canonicalFilters(row.request.filters) },
     address: row.address,
     pricingPlan: { ...row.plan, rules: row.rules },
   }));
   return { claimed, changed };
-}
+};

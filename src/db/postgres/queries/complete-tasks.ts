@@ -1,7 +1,22 @@
+/*
+ * Task completions on PostgreSQL; each function implements the operation of its name documented in
+ * `GatheringOperations` (src/db/contract/gathering.ts).
+ */
 import { newId } from '../../../ids.js';
-import type { CompletedRequest, GatheredProduct, RequestProgress, TaskCompletion } from '../../rows.js';
+import type {
+  CompletedRequest,
+  GatheredProduct,
+  GatheringOperations,
+  RequestProgress,
+  TaskCompletion,
+} from '../../contract/index.js';
+import { completeOne } from '../../shared/gathering.js';
+import type { Implementation } from '../../shared/implementation.js';
 import type { PostgresDb } from '../client.js';
 import { FINISHED_SOURCES_CTES } from './finished-sources.js';
+
+/** An operation of `GatheringOperations`, on PostgreSQL. */
+type Op<K extends keyof GatheringOperations> = Implementation<PostgresDb, GatheringOperations[K]>;
 
 /**
  * A completion batch as one statement (`completeTasks`), run as a named prepared statement without
@@ -69,38 +84,17 @@ const productColumns = [
   'currency',
 ] as const satisfies readonly (keyof GatheredProduct)[];
 
-/**
- * Stores a task's products and marks it succeeded, in one statement, only while `owner` still holds
- * its lease. A worker whose lease was taken over writes nothing, which is what keeps products from
- * being stored twice after a crash or restart.
- *
- * @returns the changed request, or null when the lease was lost.
- */
-export async function completeTask(
-  db: PostgresDb,
-  input: { taskId: number; owner: string; now: Date; products: GatheredProduct[] },
-): Promise<CompletedRequest | null> {
-  const [change] = await completeTasks(db, [input]);
-  return change ?? null;
-}
+export const completeTask: Op<'completeTask'> = async (db, completion) =>
+  completeOne((completions) => completeTasks(db, completions), completion);
 
 /**
- * {@link completeTask} for several tasks in one statement ({@link COMPLETE_SQL}). Each task is still fenced
- * by its own lease; its `note` (see `TaskCompletion`) goes to `error_code` / `error_message`, none clears
- * them. A task listed twice goes to its first completion, as on SQLite.
- *
- * Race-free on PostgreSQL: each task moves from `running` (leased to its owner) to `succeeded` by an
- * `UPDATE ... WHERE lease_owner = owner AND status = 'running'` after locking the batch's tasks in id
+ * One statement ({@link COMPLETE_SQL}). Each task moves from `running` (leased to its owner) to `succeeded`
+ * by an `UPDATE … WHERE lease_owner = owner AND status = 'running'` after locking the batch's tasks in id
  * order; the fence is re-checked on the newest row after a lock wait, so exactly one transaction wins a
- * task, and only the winner writes its products and counts its source on the request.
- *
- * @returns per completion, in order: the changed request with its progress once the batch is stored, or
- *   null when that task's lease was lost (or the task came earlier in the batch).
+ * task, and only the winner writes its products and counts its source on the request. A task listed again
+ * is left out of the statement: its parts share one snapshot, so both rows would pass the fence.
  */
-export async function completeTasks(
-  db: PostgresDb,
-  completions: TaskCompletion[],
-): Promise<(CompletedRequest | null)[]> {
+export const completeTasks: Op<'completeTasks'> = async (db, completions) => {
   if (completions.length === 0) return [];
   const firsts = new Map<number, number>();
   completions.forEach((completion, index) => {
@@ -153,4 +147,4 @@ export async function completeTasks(
   return completions.map((completion, index) =>
     firsts.get(completion.taskId) === index ? (changes.get(completion.taskId) ?? null) : null,
   );
-}
+};

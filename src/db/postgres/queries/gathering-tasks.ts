@@ -1,8 +1,18 @@
+/*
+ * The gathering operations on PostgreSQL that end or release tasks; each function implements the operation
+ * of its name documented in `GatheringOperations` (src/db/contract/gathering.ts). What follows is how they
+ * keep concurrent workers safe.
+ */
 import { and, asc, eq, inArray, min, sql } from 'drizzle-orm';
-import type { ChangedRequest } from '../../rows.js';
+import type { GatheringOperations } from '../../contract/index.js';
+import { failedAttemptChanges } from '../../shared/gathering.js';
+import type { Implementation } from '../../shared/implementation.js';
 import type { PostgresDb } from '../client.js';
 import { gatheringTasks } from '../schema/index.js';
 import { FINISHED_SOURCES_CTES } from './finished-sources.js';
+
+/** An operation of `GatheringOperations`, on PostgreSQL. */
+type Op<K extends keyof GatheringOperations> = Implementation<PostgresDb, GatheringOperations[K]>;
 
 /** A transaction of {@link PostgresDb}. */
 type Tx = Parameters<Parameters<PostgresDb['transaction']>[0]>[0];
@@ -37,62 +47,37 @@ async function finishSources(tx: Tx, finished: { requestId: string; now: Date }[
 
 /** Lease fence: the task is still running and still leased to `owner`. */
 function heldBy(taskId: number, owner: string) {
-  return and(
-    eq(gatheringTasks.id, taskId),
-    eq(gatheringTasks.leaseOwner, owner),
-    eq(gatheringTasks.status, 'running'),
-  );
+  const t = gatheringTasks;
+  return and(eq(t.id, taskId), eq(t.leaseOwner, owner), eq(t.status, 'running'));
 }
 
 /**
- * Records a failed attempt. With `retryAt` the task goes back to the queue until then; without it the
- * task ends as failed and counts as a finished source (its error stays visible on the request). Fenced by
- * the lease like {@link completeTasks} (`UPDATE ... WHERE` owner and `running`, re-checked after a row
- * lock wait), so a stale owner changes nothing.
- *
- * @returns the changed request when the task ended, else null (also when the lease was lost).
+ * The fence is an `UPDATE … WHERE` owner and `running`, re-checked on the newest row after a lock wait
+ * (READ COMMITTED), so a stale owner changes nothing. A retry is that one statement; an ended task also
+ * counts its source, in the same transaction.
  */
-export async function failTaskAttempt(
-  db: PostgresDb,
-  input: { taskId: number; owner: string; now: Date; code: string; message: string; retryAt: Date | null },
-): Promise<ChangedRequest | null> {
-  const { now } = input;
-  const error = {
-    errorCode: input.code,
-    errorMessage: input.message,
-    leaseOwner: null,
-    leaseExpiresAt: null,
-  };
-  if (input.retryAt) {
-    await db
-      .update(gatheringTasks)
-      .set({ ...error, status: 'queued', availableAt: input.retryAt, updatedAt: now })
-      .where(heldBy(input.taskId, input.owner));
+export const failTaskAttempt: Op<'failTaskAttempt'> = async (db, attempt) => {
+  const t = gatheringTasks;
+  const fail = (on: Pick<PostgresDb, 'update'>) =>
+    on
+      .update(t)
+      .set(failedAttemptChanges(attempt))
+      .where(heldBy(attempt.taskId, attempt.owner))
+      .returning({ instanceId: t.instanceId, availabilityRequestId: t.availabilityRequestId });
+  if (attempt.retryAt) {
+    await fail(db);
     return null;
   }
   return db.transaction(async (tx) => {
-    const [task] = await tx
-      .update(gatheringTasks)
-      .set({ ...error, status: 'failed', finishedAt: now, updatedAt: now })
-      .where(heldBy(input.taskId, input.owner))
-      .returning({
-        instanceId: gatheringTasks.instanceId,
-        availabilityRequestId: gatheringTasks.availabilityRequestId,
-      });
+    const [task] = await fail(tx);
     if (!task) return null;
-    await finishSources(tx, [{ requestId: task.availabilityRequestId, now }]);
-    return { instanceId: task.instanceId, availabilityRequestId: task.availabilityRequestId };
+    await finishSources(tx, [{ requestId: task.availabilityRequestId, now: attempt.now }]);
+    return task;
   });
-}
+};
 
-/**
- * Gives back the leases `owner` holds (graceful shutdown): its running tasks return to the queue
- * without counting the interrupted attempt, so another worker picks them up at once. Locks them in id
- * order first (`FOR UPDATE`), then updates only those still leased to `owner`.
- *
- * @returns how many tasks were released.
- */
-export async function releaseTasks(db: PostgresDb, owner: string, now: Date): Promise<number> {
+/** Locks the owner's running tasks in id order first (`FOR UPDATE`), then updates those still its own. */
+export const releaseTasks: Op<'releaseTasks'> = async (db, owner, now) => {
   const t = gatheringTasks;
   const held = and(eq(t.leaseOwner, owner), eq(t.status, 'running'));
   return db.transaction(async (tx) => {
@@ -120,13 +105,12 @@ export async function releaseTasks(db: PostgresDb, owner: string, now: Date): Pr
       .returning({ id: t.id });
     return released.length;
   });
-}
+};
 
-/** Earliest time a queued task becomes due, or null when none is queued (lets the worker sleep exactly). */
-export async function nextTaskDueAt(db: PostgresDb): Promise<Date | null> {
+export const nextTaskDueAt: Op<'nextTaskDueAt'> = async (db) => {
   const [row] = await db
     .select({ at: min(gatheringTasks.availableAt) })
     .from(gatheringTasks)
     .where(eq(gatheringTasks.status, 'queued'));
   return row?.at ?? null;
-}
+};

@@ -1,70 +1,55 @@
+/*
+ * The instance-product operations on PostgreSQL; each function implements the operation of its name
+ * documented in `CatalogOperations` (src/db/contract/catalog.ts).
+ */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { newId } from '../../../ids.js';
-import type { InstanceProductRow, NewInstanceProduct } from '../../rows.js';
+import type { CatalogOperations } from '../../contract/index.js';
+import { newInstanceProductRows } from '../../shared/catalog.js';
+import type { Implementation } from '../../shared/implementation.js';
 import type { PostgresDb } from '../client.js';
 import { instanceProducts } from '../schema/index.js';
 
-/**
- * Creates instance products in one multi-row `INSERT` (all or none). Mandatory products get the `mpr_`
- * id prefix and the others `ipr_`, so a quote's `mandatory_product_ids` and `instance_product_ids` can
- * never be mixed up.
- */
-export async function insertInstanceProducts(
-  db: PostgresDb,
-  instanceId: string,
-  products: NewInstanceProduct[],
-  now: Date,
-): Promise<InstanceProductRow[]> {
-  const rows: InstanceProductRow[] = products.map((product) => ({
-    ...product,
-    id: newId(product.mandatory ? 'mandatoryProduct' : 'instanceProduct'),
-    instanceId,
-    createdAt: now,
-    updatedAt: now,
-  }));
+/** An operation of `CatalogOperations`, on PostgreSQL. */
+type Op<K extends keyof CatalogOperations> = Implementation<PostgresDb, CatalogOperations[K]>;
+
+const ofInstance = (instanceId: string) => eq(instanceProducts.instanceId, instanceId);
+
+/** One multi-row `INSERT`, atomic on its own. */
+export const insertInstanceProducts: Op<'insertInstanceProducts'> = async (db, instanceId, products, now) => {
+  const rows = newInstanceProductRows(instanceId, products, now);
   if (rows.length > 0) await db.insert(instanceProducts).values(rows);
   return rows;
-}
+};
 
-/** Changes an instance product's name, description or prices; returns the row, or undefined when not found. */
-export async function updateInstanceProduct(
-  db: PostgresDb,
-  instanceId: string,
-  id: string,
-  changes: Partial<Pick<InstanceProductRow, 'name' | 'description' | 'mrcMinor' | 'nrcMinor' | 'currency'>>,
-  now: Date,
-): Promise<InstanceProductRow | undefined> {
+export const updateInstanceProduct: Op<'updateInstanceProduct'> = async (
+  db,
+  instanceId,
+  id,
+  changes,
+  now,
+) => {
   const [row] = await db
     .update(instanceProducts)
     .set({ ...changes, updatedAt: now })
-    .where(and(eq(instanceProducts.instanceId, instanceId), eq(instanceProducts.id, id)))
+    .where(and(ofInstance(instanceId), eq(instanceProducts.id, id)))
     .returning();
   return row;
-}
+};
 
-/** An instance's products of one kind, by name then id (byte order, as in SQLite). */
-export async function listInstanceProducts(
-  db: PostgresDb,
-  instanceId: string,
-  mandatory: boolean,
-): Promise<InstanceProductRow[]> {
+export const listInstanceProducts: Op<'listInstanceProducts'> = async (db, instanceId, mandatory) => {
+  const p = instanceProducts;
   return db
     .select()
-    .from(instanceProducts)
-    .where(and(eq(instanceProducts.instanceId, instanceId), eq(instanceProducts.mandatory, mandatory)))
-    .orderBy(sql`${instanceProducts.name} collate "C"`, sql`${instanceProducts.id} collate "C"`);
-}
+    .from(p)
+    .where(and(ofInstance(instanceId), eq(p.mandatory, mandatory)))
+    .orderBy(sql`${p.name} collate "C"`, sql`${p.id} collate "C"`);
+};
 
-/** Those of the given ids that are products of the instance (any kind), by id. */
-export async function findInstanceProducts(
-  db: PostgresDb,
-  instanceId: string,
-  ids: readonly string[],
-): Promise<InstanceProductRow[]> {
+export const findInstanceProducts: Op<'findInstanceProducts'> = async (db, instanceId, ids) => {
   if (ids.length === 0) return [];
   return db
     .select()
     .from(instanceProducts)
-    .where(and(eq(instanceProducts.instanceId, instanceId), inArray(instanceProducts.id, [...ids])))
+    .where(and(ofInstance(instanceId), inArray(instanceProducts.id, [...ids])))
     .orderBy(asc(instanceProducts.id));
-}
+};

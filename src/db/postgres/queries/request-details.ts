@@ -1,31 +1,28 @@
+/*
+ * The request-detail reads on PostgreSQL; each function implements the operation of its name documented in
+ * `AvailabilityOperations` (src/db/contract/availability.ts). Text sorts bytewise (`bytewise`).
+ */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { ProductRow, SourceOutcome } from '../../rows.js';
+import type { AvailabilityOperations } from '../../contract/index.js';
+import { sourceOutcomeTaskKeys } from '../../shared/availability.js';
+import type { Implementation } from '../../shared/implementation.js';
+import { pickColumns } from '../../shared/row-mapping.js';
 import { bytewise } from '../bytewise.js';
 import type { PostgresDb } from '../client.js';
 import { availabilityRequestProducts, gatheringTasks, sources } from '../schema/index.js';
 
-/**
- * Per-source outcomes of several requests' gathering tasks, in one query (for batch loading): by network,
- * then source name (bytewise), ties by request and source id.
- */
-export async function listSourceOutcomes(
-  db: PostgresDb,
-  instanceId: string,
-  requestIds: readonly string[],
-): Promise<(SourceOutcome & { availabilityRequestId: string })[]> {
+/** An operation of `AvailabilityOperations`, on PostgreSQL. */
+type Op<K extends keyof AvailabilityOperations> = Implementation<PostgresDb, AvailabilityOperations[K]>;
+
+export const listSourceOutcomes: Op<'listSourceOutcomes'> = async (db, instanceId, requestIds) => {
   if (requestIds.length === 0) return [];
   const t = gatheringTasks;
   const p = availabilityRequestProducts;
   return db
     .select({
-      availabilityRequestId: t.availabilityRequestId,
-      sourceId: t.sourceId,
+      ...pickColumns(t, sourceOutcomeTaskKeys),
       sourceName: sources.name,
       network: sources.network,
-      status: t.status,
-      attempts: t.attempts,
-      errorCode: t.errorCode,
-      errorMessage: t.errorMessage,
       productCount: sql<number>`(select count(*)::int from ${p} where ${p.gatheringTaskId} = ${t.id})`,
     })
     .from(t)
@@ -37,14 +34,9 @@ export async function listSourceOutcomes(
       asc(bytewise(t.availabilityRequestId)),
       asc(bytewise(t.sourceId)),
     );
-}
+};
 
-/** The products of several requests in one query (for batch loading), in the single-request order. */
-export async function listProductsOfRequests(
-  db: PostgresDb,
-  instanceId: string,
-  requestIds: readonly string[],
-): Promise<ProductRow[]> {
+export const listProductsOfRequests: Op<'listProductsOfRequests'> = async (db, instanceId, requestIds) => {
   if (requestIds.length === 0) return [];
   const p = availabilityRequestProducts;
   return db
@@ -60,4 +52,4 @@ export async function listProductsOfRequests(
       asc(p.contractTermMonths),
       asc(bytewise(p.id)),
     );
-}
+};

@@ -1,77 +1,22 @@
+/*
+ * The availability operations on SQLite; each function implements the operation of its name documented in
+ * `AvailabilityOperations` (src/db/contract/availability.ts). Reads of records are prepared once per
+ * handle with generated row mappers (`prepareRequestRecords`); a `LIMIT` is a `boundLimit`.
+ */
 import { and, asc, desc, eq, gt, gte, inArray, lt, or, sql } from 'drizzle-orm';
-import { newId } from '../../../ids.js';
-import type { StoredFilters } from '../../values.js';
+import type { AvailabilityOperations } from '../../contract/index.js';
+import { exceededLimit, newRequestRecords } from '../../shared/availability.js';
+import type { Implementation } from '../../shared/implementation.js';
 import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
 import { preparedQuery, preparedRowInsert, preparedVariants } from '../prepared.js';
-import { prepareNumber, prepareTableRows, type SelectedRow } from '../prepared-rows.js';
-import {
-  recordColumns,
-  recordQuery,
-  type shownAddressColumns,
-  type shownRequestColumns,
-} from '../request-records.js';
-import {
-  addresses,
-  type availabilityRequestProducts,
-  availabilityRequests,
-  gatheringTasks,
-} from '../schema/index.js';
+import { prepareNumber } from '../prepared-rows.js';
+import { prepareRequestRecords, recordColumns } from '../request-records.js';
+import { addresses, availabilityRequests, gatheringTasks } from '../schema/index.js';
 
-/** An address row. */
-export type AddressRow = typeof addresses.$inferSelect;
-/** An availability-request row. */
-export type AvailabilityRequestRow = typeof availabilityRequests.$inferSelect;
-/** A gathered product row. */
-export type ProductRow = typeof availabilityRequestProducts.$inferSelect;
-
-/** What the API shows of a request; a whole {@link AvailabilityRequestRow} is one too. */
-export type ShownRequest = SelectedRow<typeof shownRequestColumns>;
-/** What the API shows of an address; a whole {@link AddressRow} is one too. */
-export type ShownAddress = SelectedRow<typeof shownAddressColumns>;
-
-/** A request with its address, as every read returns it (the shown columns only). */
-export interface AvailabilityRequestRecord {
-  request: ShownRequest;
-  address: ShownAddress;
-}
-
-/** A request with its address as stored, every column: what an insert returns. */
-export interface StoredAvailabilityRequestRecord extends AvailabilityRequestRecord {
-  request: AvailabilityRequestRow;
-  address: AddressRow;
-}
-
-/** The address part of a new request, already normalised and geocoded. */
-export type NewAddress = Omit<AddressRow, 'id' | 'instanceId' | 'createdAt' | 'updatedAt'>;
-
-/** One element of a validated batch: its address, filters, attachments and the sources that match it. */
-export interface NewAvailabilityRequest {
-  address: NewAddress;
-  filters: StoredFilters;
-  customerId: string | null;
-  projectId: string | null;
-  pricePlanId: string;
-  sourceIds: string[];
-}
-
-/** A customer's monthly cap to enforce while creating a batch. */
-export interface MonthlyLimitCheck {
-  customerId: string;
-  limit: number;
-  /** Requests of this batch for the customer. */
-  requested: number;
-}
-
-/** Why a batch was not created: a customer's monthly limit would be exceeded. */
-export interface MonthlyLimitExceeded {
-  customerId: string;
-  limit: number;
-  /** Requests already created for the customer this month. */
-  used: number;
-  requested: number;
-}
+/** An operation of `AvailabilityOperations`, on SQLite. */
+type Op<K extends keyof AvailabilityOperations> = Implementation<SqliteDb, AvailabilityOperations[K]>;
 
 const addressInsert = preparedRowInsert(addresses);
 const requestInsert = preparedRowInsert(availabilityRequests);
@@ -109,31 +54,15 @@ const tasksInsert = preparedQuery((db) => {
 });
 
 /**
- * Creates a batch of availability requests with their addresses and one queued gathering task per
- * matching source, all in one transaction: either every element is written or none.
- * A request with no matching source is created `completed` (DESIGN.md, "Status").
- *
- * Monthly limits are checked inside the same write transaction (counting requests created since
- * `monthStart`), so concurrent batches cannot overshoot a customer's cap together.
- *
- * @returns the created records in the order of `requests`, or the first exceeded limit (nothing written).
+ * One write transaction (`BEGIN IMMEDIATE`): SQLite has one writer at a time, so the limits' counts and the
+ * inserts cannot interleave with another batch's. Rows go in through prepared single-row inserts, the
+ * tasks of a request through {@link tasksInsert}.
  */
-export async function insertAvailabilityRequests(
-  db: SqliteDb,
-  input: {
-    instanceId: string;
-    userId: string | null;
-    now: Date;
-    requests: NewAvailabilityRequest[];
-    limits?: MonthlyLimitCheck[];
-    monthStart?: Date;
-  },
-): Promise<{ records: StoredAvailabilityRequestRecord[] } | { exceeded: MonthlyLimitExceeded }> {
-  const { instanceId, now } = input;
-  const stamps = { createdAt: now, updatedAt: now };
+export const insertAvailabilityRequests: Op<'insertAvailabilityRequests'> = async (db, batch) => {
+  const { instanceId, now } = batch;
   return db.transaction(
     (tx) => {
-      for (const check of input.limits ?? []) {
+      for (const check of batch.limits ?? []) {
         const used =
           tx
             .select({ n: sql<number>`count(*)` })
@@ -141,54 +70,39 @@ export async function insertAvailabilityRequests(
             .where(
               and(
                 eq(availabilityRequests.customerId, check.customerId),
-                gte(availabilityRequests.createdAt, input.monthStart ?? now),
+                gte(availabilityRequests.createdAt, batch.monthStart ?? now),
               ),
             )
             .get()?.n ?? 0;
-        if (used + check.requested > check.limit) return { exceeded: { ...check, used } };
+        const exceeded = exceededLimit(check, used);
+        if (exceeded) return { exceeded };
       }
       const insertAddress = addressInsert(db);
       const insertRequest = requestInsert(db);
       const queueTasks = tasksInsert(db);
-      const records = input.requests.map((element) => {
-        const address: AddressRow = { id: newId('address'), instanceId, ...element.address, ...stamps };
+      const records = newRequestRecords(batch);
+      for (const [index, { address, request }] of records.entries()) {
         insertAddress.run(address);
-        const request: AvailabilityRequestRow = {
-          id: newId('availabilityRequest'),
-          instanceId,
-          addressId: address.id,
-          createdByUserId: input.userId,
-          customerId: element.customerId,
-          projectId: element.projectId,
-          pricePlanId: element.pricePlanId,
-          filters: element.filters,
-          status: element.sourceIds.length === 0 ? 'completed' : 'pending',
-          sourcesTotal: element.sourceIds.length,
-          sourcesFinished: 0,
-          ...stamps,
-        };
         insertRequest.run(request);
-        if (element.sourceIds.length > 0) {
+        const { sourceIds } = batch.requests[index] ?? { sourceIds: [] };
+        if (sourceIds.length > 0) {
           queueTasks.run({
             instanceId,
             requestId: request.id,
             nowMs: now.getTime(),
-            sourceIds: JSON.stringify(element.sourceIds),
+            sourceIds: JSON.stringify(sourceIds),
           });
         }
-        return { request, address };
-      });
+      }
       return { records };
     },
     { behavior: 'immediate' },
   );
-}
+};
 
 const requestById = preparedQuery((db) =>
-  prepareTableRows(
-    db,
-    recordColumns,
-    recordQuery(db).where(
+  prepareRequestRecords(db, (query) =>
+    query.where(
       and(
         eq(availabilityRequests.instanceId, sql.placeholder('instanceId')),
         eq(availabilityRequests.id, sql.placeholder('id')),
@@ -197,37 +111,19 @@ const requestById = preparedQuery((db) =>
   ),
 );
 
-/** One request of an instance by id, or undefined (also for another instance's id). */
-export async function findAvailabilityRequest(
-  db: SqliteDb,
-  instanceId: string,
-  id: string,
-): Promise<AvailabilityRequestRecord | undefined> {
-  return requestById(db).get({ instanceId, id });
-}
+export const findAvailabilityRequest: Op<'findAvailabilityRequest'> = async (db, instanceId, id) =>
+  requestById(db).get({ instanceId, id });
 
 const requestsById = preparedQuery((db) =>
-  prepareTableRows(
-    db,
-    recordColumns,
-    recordQuery(db).where(
-      sql`${availabilityRequests.id} in (select value from json_each(${sql.placeholder('ids')}))`,
-    ),
+  prepareRequestRecords(db, (query) =>
+    query.where(sql`${availabilityRequests.id} in (select value from json_each(${sql.placeholder('ids')}))`),
   ),
 );
 
-/**
- * The requests with these ids, whatever their instance, in no particular order; ids not found are left
- * out. For the gathering worker's events (one read for a batch of changed requests), never for a caller's
- * input: it does not scope by instance.
- */
-export async function findAvailabilityRequestsById(
-  db: SqliteDb,
-  ids: readonly string[],
-): Promise<AvailabilityRequestRecord[]> {
+export const findAvailabilityRequestsById: Op<'findAvailabilityRequestsById'> = async (db, ids) => {
   if (ids.length === 0) return [];
   return requestsById(db).all({ ids: JSON.stringify(ids) });
-}
+};
 
 const requestCount = preparedQuery((db) =>
   prepareNumber(
@@ -244,24 +140,18 @@ const requestCount = preparedQuery((db) =>
   ),
 );
 
-/**
- * Number of requests of an instance, read from its list total (`listTotal`, no scan); of one customer when
- * `customerId` is given, counted on the customer index.
- */
-export async function countAvailabilityRequests(
-  db: SqliteDb,
-  instanceId: string,
-  customerId?: string | null,
-): Promise<number> {
+export const countAvailabilityRequests: Op<'countAvailabilityRequests'> = async (
+  db,
+  instanceId,
+  customerId,
+) => {
   if (!customerId) return listTotal(db, instanceId, 'availability_requests');
   return requestCount(db).get({ instanceId, customerId }) ?? 0;
-}
+};
 
 const requestsPage = preparedQuery((db) =>
-  prepareTableRows(
-    db,
-    recordColumns,
-    recordQuery(db)
+  prepareRequestRecords(db, (query) =>
+    query
       .where(eq(availabilityRequests.instanceId, sql.placeholder('instanceId')))
       .orderBy(desc(availabilityRequests.createdAt), desc(availabilityRequests.id))
       .limit(boundLimit(sql.placeholder('limit')))
@@ -269,36 +159,14 @@ const requestsPage = preparedQuery((db) =>
   ),
 );
 
-/** A page of an instance's requests, newest first, ties broken by id (so pages never overlap). */
-export async function listAvailabilityRequestsPage(
-  db: SqliteDb,
-  instanceId: string,
-  page: { offset: number; limit: number },
-): Promise<AvailabilityRequestRecord[]> {
-  return requestsPage(db).all({ instanceId, limit: page.limit, offset: page.offset });
-}
+export const listAvailabilityRequestsPage: Op<'listAvailabilityRequestsPage'> = async (
+  db,
+  instanceId,
+  page,
+) => requestsPage(db).all({ instanceId, limit: page.limit, offset: page.offset });
 
-/** A position in the newest-first order of requests: creation time and id. */
-export interface RequestPosition {
-  createdAt: Date;
-  id: string;
-}
-
-/**
- * Keyset slice of an instance's requests in newest-first order, for cursor connections.
- * `direction: 'older'` returns up to `limit` requests strictly after `from` in that order (older ones);
- * `'newer'` returns up to `limit` strictly before it, nearest first.
- */
-export async function sliceAvailabilityRequests(
-  db: SqliteDb,
-  instanceId: string,
-  slice: {
-    from: RequestPosition | null;
-    direction: 'older' | 'newer';
-    limit: number;
-    customerId?: string | null;
-  },
-): Promise<AvailabilityRequestRecord[]> {
+/** One prepared statement per direction, cursor or none, and scope ({@link requestSlice}). */
+export const sliceAvailabilityRequests: Op<'sliceAvailabilityRequests'> = async (db, instanceId, slice) => {
   const { from, direction } = slice;
   const variant =
     `${direction}:${from === null ? 'first' : 'after'}:${slice.customerId ? 'customer' : 'instance'}` as const;
@@ -309,7 +177,7 @@ export async function sliceAvailabilityRequests(
     fromCreatedAtMs: from?.createdAt.getTime() ?? null,
     fromId: from?.id ?? null,
   });
-}
+};
 
 type SliceVariant = `${'older' | 'newer'}:${'first' | 'after'}:${'customer' | 'instance'}`;
 
@@ -326,10 +194,8 @@ const requestSlice = preparedVariants((db, variant: SliceVariant) => {
         ? or(lt(t.createdAt, createdAt), and(eq(t.createdAt, createdAt), lt(t.id, id)))
         : or(gt(t.createdAt, createdAt), and(eq(t.createdAt, createdAt), gt(t.id, id)));
   const order = direction === 'older' ? [desc(t.createdAt), desc(t.id)] : [asc(t.createdAt), asc(t.id)];
-  return prepareTableRows(
-    db,
-    recordColumns,
-    recordQuery(db)
+  return prepareRequestRecords(db, (query) =>
+    query
       .where(
         and(
           eq(t.instanceId, sql.placeholder('instanceId')),
@@ -342,60 +208,48 @@ const requestSlice = preparedVariants((db, variant: SliceVariant) => {
   );
 });
 
-/**
- * The newest `limit` requests of each of several customers in one query (a window over the customer
- * index), for a customer list that shows each customer's latest requests without a query per customer.
- * Each record carries the `customerId` it belongs to.
- */
-export async function listLatestRequestsOfCustomers(
-  db: SqliteDb,
-  instanceId: string,
-  customerIds: readonly string[],
-  limit: number,
-): Promise<(AvailabilityRequestRecord & { customerId: string | null })[]> {
+/** A window over the customer index, ranked by the list's order. */
+export const listLatestRequestsOfCustomers: Op<'listLatestRequestsOfCustomers'> = async (
+  db,
+  instanceId,
+  customerIds,
+  limit,
+) => {
   if (customerIds.length === 0) return [];
+  const t = availabilityRequests;
   const ranked = db
     .select({
-      id: availabilityRequests.id,
-      rank: sql<number>`row_number() over (partition by ${availabilityRequests.customerId} order by ${availabilityRequests.createdAt} desc, ${availabilityRequests.id} desc)`.as(
+      id: t.id,
+      rank: sql<number>`row_number() over (partition by ${t.customerId} order by ${t.createdAt} desc, ${t.id} desc)`.as(
         'rank',
       ),
     })
-    .from(availabilityRequests)
-    .where(
-      and(
-        eq(availabilityRequests.instanceId, instanceId),
-        inArray(availabilityRequests.customerId, [...customerIds]),
-      ),
-    )
+    .from(t)
+    .where(and(eq(t.instanceId, instanceId), inArray(t.customerId, [...customerIds])))
     .as('ranked');
   return db
-    .select({ ...recordColumns, customerId: availabilityRequests.customerId })
+    .select({ ...recordColumns, customerId: t.customerId })
     .from(ranked)
-    .innerJoin(availabilityRequests, eq(availabilityRequests.id, ranked.id))
-    .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId))
+    .innerJoin(t, eq(t.id, ranked.id))
+    .innerJoin(addresses, eq(addresses.id, t.addressId))
     .where(sql`${ranked.rank} <= ${limit}`)
-    .orderBy(desc(availabilityRequests.createdAt), desc(availabilityRequests.id))
+    .orderBy(desc(t.createdAt), desc(t.id))
     .all();
-}
+};
 
-/** Number of requests of each of several customers. */
-export async function countRequestsOfCustomers(
-  db: SqliteDb,
-  instanceId: string,
-  customerIds: readonly string[],
-): Promise<Map<string, number>> {
+/** Grouped on the customer index, which gives the map its id order. */
+export const countRequestsOfCustomers: Op<'countRequestsOfCustomers'> = async (
+  db,
+  instanceId,
+  customerIds,
+) => {
   if (customerIds.length === 0) return new Map();
+  const t = availabilityRequests;
   const rows = db
-    .select({ customerId: availabilityRequests.customerId, n: sql<number>`count(*)` })
-    .from(availabilityRequests)
-    .where(
-      and(
-        eq(availabilityRequests.instanceId, instanceId),
-        inArray(availabilityRequests.customerId, [...customerIds]),
-      ),
-    )
-    .groupBy(availabilityRequests.customerId)
+    .select({ customerId: t.customerId, n: sql<number>`count(*)` })
+    .from(t)
+    .where(and(eq(t.instanceId, instanceId), inArray(t.customerId, [...customerIds])))
+    .groupBy(t.customerId)
     .all();
   return new Map(rows.map((row) => [row.customerId ?? '', row.n]));
-}
+};

@@ -1,40 +1,27 @@
+/*
+ * The claim on SQLite; it implements `claimTasks` as documented in `GatheringOperations`
+ * (src/db/contract/gathering.ts).
+ */
 import { and, eq, lte, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import type { PricingPlan } from '../../../gathering/pricing.js';
+import type { ChangedRequest, ClaimedTask, GatheringOperations, PricingPlan } from '../../contract/index.js';
+import { leaseExpired } from '../../shared/gathering.js';
+import type { Implementation } from '../../shared/implementation.js';
 import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
 import { preparedQuery } from '../prepared.js';
 import { addresses, availabilityRequests, gatheringTasks, sources } from '../schema/index.js';
-import type { AddressRow, AvailabilityRequestRow } from './availability-requests.js';
-import type { SourceRow } from './catalog.js';
 import { finishSource } from './finished-sources.js';
-import type { ChangedRequest } from './gathering-tasks.js';
 import { loadPricingPlan } from './price-plans.js';
 
-/** A task this worker holds the lease of, with everything a source adapter needs. */
-export interface ClaimedTask {
-  /** The task's rowid. */
-  taskId: number;
-  attempts: number;
-  source: SourceRow;
-  request: AvailabilityRequestRow;
-  address: AddressRow;
-  /** The request's price plan with its rules, as it is at the claim: the worker prices the offers with it. */
-  pricingPlan: PricingPlan;
-}
+/** An operation of `GatheringOperations`, on SQLite. */
+type Op<K extends keyof GatheringOperations> = Implementation<SqliteDb, GatheringOperations[K]>;
 
 /**
- * Claims up to `limit` runnable tasks for `owner` with a lease until `now + leaseMs`, in one transaction.
- * Runnable: queued and due, or running with an expired lease (its worker died). A task whose lease
- * expired after its last allowed attempt ends as failed instead, so a task that keeps killing its worker
- * cannot loop forever. Requests of claimed tasks move from `pending` to `in_progress`. Each claimed task
- * comes with its request's price plan as it is at the claim (the worker prices the offers with it).
- * @throws Error when a request's price plan is missing, which its foreign key prevents.
+ * One write transaction (`BEGIN IMMEDIATE`): SQLite's one writer at a time keeps two claimers from leasing
+ * one task. The price plans are read after it commits, once per plan.
  */
-export async function claimTasks(
-  db: SqliteDb,
-  input: { owner: string; now: Date; leaseMs: number; limit: number; maxAttempts: number },
-): Promise<{ claimed: ClaimedTask[]; changed: ChangedRequest[] }> {
+export const claimTasks: Op<'claimTasks'> = async (db, input) => {
   const nowMs = input.now.getTime();
   const statements = claimStatements(db);
   const { leased, changed } = db.transaction(
@@ -89,7 +76,7 @@ export async function claimTasks(
     pricingPlan: plans.get(task.request.pricePlanId) as PricingPlan,
   }));
   return { claimed, changed };
-}
+};
 
 /** `column in (the ids of a JSON array placeholder)`: one prepared statement for any number of ids. */
 const inJsonIds = (column: SQLiteColumn, name: string) =>
@@ -107,8 +94,8 @@ const claimStatements = preparedQuery((db) => {
         status: 'failed',
         leaseOwner: null,
         leaseExpiresAt: null,
-        errorCode: 'LEASE_EXPIRED',
-        errorMessage: 'The worker running this source stopped responding too often.',
+        errorCode: leaseExpired.code,
+        errorMessage: leaseExpired.message,
         finishedAt: nowMs,
         updatedAt: nowMs,
       })

@@ -1,58 +1,28 @@
+/*
+ * Task completions on SQLite; each function implements the operation of its name documented in
+ * `GatheringOperations` (src/db/contract/gathering.ts).
+ */
 import { and, eq, sql } from 'drizzle-orm';
 import { newId } from '../../../ids.js';
+import type { GatheringOperations, RequestProgress } from '../../contract/index.js';
+import { completeOne } from '../../shared/gathering.js';
+import type { Implementation } from '../../shared/implementation.js';
 import type { SqliteDb } from '../client.js';
 import { preparedQuery, preparedRowInsert } from '../prepared.js';
 import { availabilityRequestProducts, availabilityRequests, gatheringTasks } from '../schema/index.js';
-import type { ProductRow } from './availability-requests.js';
 import { finishSource } from './finished-sources.js';
-import type { CompletedRequest, RequestProgress } from './gathering-tasks.js';
 
-/** A gathered offer as the engine stores it: prices in minor units. */
-export type GatheredProduct = Omit<
-  ProductRow,
-  'id' | 'instanceId' | 'availabilityRequestId' | 'gatheringTaskId' | 'sourceId' | 'createdAt'
->;
+/** An operation of `GatheringOperations`, on SQLite. */
+type Op<K extends keyof GatheringOperations> = Implementation<SqliteDb, GatheringOperations[K]>;
 
-/**
- * Stores a task's products and marks it succeeded, in one transaction, only while `owner` still holds
- * its lease. A worker whose lease was taken over writes nothing, which is what keeps products from
- * being stored twice after a crash or restart.
- *
- * @returns the changed request, or null when the lease was lost.
- */
-export async function completeTask(
-  db: SqliteDb,
-  input: { taskId: number; owner: string; now: Date; products: GatheredProduct[] },
-): Promise<CompletedRequest | null> {
-  const [change] = await completeTasks(db, [input]);
-  return change ?? null;
-}
-
-/** One finished task for {@link completeTasks}. */
-export interface TaskCompletion {
-  taskId: number;
-  owner: string;
-  now: Date;
-  products: GatheredProduct[];
-  /**
-   * What the source left out of a successful answer (e.g. items a Sonata seller declined), kept in the
-   * task's `error_code` / `error_message` so the request's source outcome shows it beside the products;
-   * absent or null clears them.
-   */
-  note?: { code: string; message: string } | null;
-}
+export const completeTask: Op<'completeTask'> = async (db, completion) =>
+  completeOne((completions) => completeTasks(db, completions), completion);
 
 /**
- * {@link completeTask} for several tasks in one transaction — one commit for all of them, which is most
- * of what storing a task's few products costs. Each task is still fenced by its own lease.
- *
- * @returns per completion, in order: the changed request with its progress once the batch is stored, or
- *   null when that task's lease was lost.
+ * One write transaction (`BEGIN IMMEDIATE`, one commit for the batch), prepared statements per task and
+ * product. A task listed again fails its fence, since the first completion ended it.
  */
-export async function completeTasks(
-  db: SqliteDb,
-  completions: TaskCompletion[],
-): Promise<(CompletedRequest | null)[]> {
+export const completeTasks: Op<'completeTasks'> = async (db, completions) => {
   const succeed = succeedTask(db);
   const insertProduct = productInsert(db);
   const progressOf = requestProgress(db);
@@ -99,7 +69,7 @@ export async function completeTasks(
     },
     { behavior: 'immediate' },
   );
-}
+};
 
 /** Where a request stands ({@link RequestProgress}), by id. */
 const requestProgress = preparedQuery((db) =>

@@ -1,108 +1,65 @@
+/*
+ * The gathering operations on SQLite that end or release tasks; each function implements the operation of
+ * its name documented in `GatheringOperations` (src/db/contract/gathering.ts). Writes run in write
+ * transactions (`BEGIN IMMEDIATE`): SQLite's one writer at a time is the whole of the locking.
+ */
 import { and, eq, sql } from 'drizzle-orm';
+import type { GatheringOperations } from '../../contract/index.js';
+import { failedAttemptChanges } from '../../shared/gathering.js';
+import type { Implementation } from '../../shared/implementation.js';
 import type { SqliteDb } from '../client.js';
 import { preparedQuery } from '../prepared.js';
 import { gatheringTasks } from '../schema/index.js';
-import type { AvailabilityRequestRow } from './availability-requests.js';
 import { finishSource } from './finished-sources.js';
 
-/** A request whose status or progress a task operation changed (to publish as an event). */
-export interface ChangedRequest {
-  instanceId: string;
-  availabilityRequestId: string;
-}
-
-/** Where a request stands: its status, how many of its sources finished, and when it last changed. */
-export interface RequestProgress {
-  status: AvailabilityRequestRow['status'];
-  sourcesFinished: number;
-  updatedAt: Date;
-}
-
-/**
- * A request a completion batch changed, with where it stands once the whole batch is stored (the same for
- * every task of the request in the batch): with the request and address the worker holds from the claim,
- * that is the request's state to publish, without reading it again.
- */
-export interface CompletedRequest extends ChangedRequest {
-  progress: RequestProgress;
-}
+/** An operation of `GatheringOperations`, on SQLite. */
+type Op<K extends keyof GatheringOperations> = Implementation<SqliteDb, GatheringOperations[K]>;
 
 /** Lease fence: the task is still running and still leased to `owner`. */
 function heldBy(taskId: number, owner: string) {
-  return and(
-    eq(gatheringTasks.id, taskId),
-    eq(gatheringTasks.leaseOwner, owner),
-    eq(gatheringTasks.status, 'running'),
-  );
+  const t = gatheringTasks;
+  return and(eq(t.id, taskId), eq(t.leaseOwner, owner), eq(t.status, 'running'));
 }
 
-/**
- * Records a failed attempt. With `retryAt` the task goes back to the queue until then; without it the
- * task ends as failed and counts as a finished source (its error stays visible on the request).
- *
- * @returns the changed request when the task ended, else null (also when the lease was lost).
- */
-export async function failTaskAttempt(
-  db: SqliteDb,
-  input: { taskId: number; owner: string; now: Date; code: string; message: string; retryAt: Date | null },
-): Promise<ChangedRequest | null> {
-  const { now } = input;
+export const failTaskAttempt: Op<'failTaskAttempt'> = async (db, attempt) => {
+  const t = gatheringTasks;
   return db.transaction(
     (tx) => {
-      const error = {
-        errorCode: input.code,
-        errorMessage: input.message,
-        leaseOwner: null,
-        leaseExpiresAt: null,
-      };
-      if (input.retryAt) {
-        tx.update(gatheringTasks)
-          .set({ ...error, status: 'queued', availableAt: input.retryAt, updatedAt: now })
-          .where(heldBy(input.taskId, input.owner))
-          .run();
-        return null;
-      }
       const task = tx
-        .update(gatheringTasks)
-        .set({ ...error, status: 'failed', finishedAt: now, updatedAt: now })
-        .where(heldBy(input.taskId, input.owner))
-        .returning()
+        .update(t)
+        .set(failedAttemptChanges(attempt))
+        .where(heldBy(attempt.taskId, attempt.owner))
+        .returning({ instanceId: t.instanceId, availabilityRequestId: t.availabilityRequestId })
         .get();
-      if (!task) return null;
-      finishSource(db, task.availabilityRequestId, now);
-      return { instanceId: task.instanceId, availabilityRequestId: task.availabilityRequestId };
+      if (!task || attempt.retryAt) return null;
+      finishSource(db, task.availabilityRequestId, attempt.now);
+      return task;
     },
     { behavior: 'immediate' },
   );
-}
+};
 
-/**
- * Gives back the leases `owner` holds (graceful shutdown): its running tasks return to the queue
- * without counting the interrupted attempt, so another worker picks them up at once.
- *
- * @returns how many tasks were released.
- */
-export async function releaseTasks(db: SqliteDb, owner: string, now: Date): Promise<number> {
+export const releaseTasks: Op<'releaseTasks'> = async (db, owner, now) => {
+  const t = gatheringTasks;
   const result = db
-    .update(gatheringTasks)
+    .update(t)
     .set({
       status: 'queued',
       leaseOwner: null,
       leaseExpiresAt: null,
-      attempts: sql`max(${gatheringTasks.attempts} - 1, 0)`,
+      attempts: sql`max(${t.attempts} - 1, 0)`,
       availableAt: now,
       updatedAt: now,
     })
-    .where(and(eq(gatheringTasks.leaseOwner, owner), eq(gatheringTasks.status, 'running')))
+    .where(and(eq(t.leaseOwner, owner), eq(t.status, 'running')))
     .run();
   return result.changes;
-}
+};
 
-/** Earliest time a queued task becomes due, or null when none is queued (lets the worker sleep exactly). */
-export async function nextTaskDueAt(db: SqliteDb): Promise<Date | null> {
+export const nextTaskDueAt: Op<'nextTaskDueAt'> = async (db) => {
   const row = nextDue(db).get();
   return row?.at == null ? null : new Date(row.at);
-}
+};
 
 const nextDue = preparedQuery((db) =>
   db

@@ -1,4 +1,12 @@
-import { Column, type DriverValueDecoder, is, Placeholder, SQL } from 'drizzle-orm';
+import {
+  Column,
+  type DriverValueDecoder,
+  getTableColumns,
+  is,
+  Placeholder,
+  SQL,
+  type Table,
+} from 'drizzle-orm';
 
 /*
  * What both stores share to read rows without drizzle's generic row mapping: a mapper generated per
@@ -13,6 +21,18 @@ export type SelectedField = Column | SQL | SQL.Aliased;
 export interface FieldGroup {
   key: string;
   fields: readonly (readonly [name: string, field: SelectedField])[];
+}
+
+/**
+ * Some columns of `table` by name, in the order given, as a selection for `db.select({ key: pickColumns(…) })`
+ * and the dialects' prepared record reads: a read fetches and decodes only what its callers show.
+ */
+export function pickColumns<T extends Table, const N extends keyof T['_']['columns'] & string>(
+  table: T,
+  names: readonly N[],
+): Pick<T['_']['columns'], N> {
+  const columns = getTableColumns(table) as T['_']['columns'];
+  return Object.fromEntries(names.map((name) => [name, columns[name]])) as Pick<T['_']['columns'], N>;
 }
 
 /** How a driver value becomes a field's value: null when it stays as it is. */

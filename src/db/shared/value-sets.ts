@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { CatalogValueSets } from './rows.js';
+import type { CatalogValueSets } from '../contract/index.js';
 
 /** The value sets of no source: every list empty. */
 export const noValueSets: CatalogValueSets = Object.freeze({

@@ -1,0 +1,42 @@
+/**
+ * What both stores' gathering-task queries share that is not SQL: what a failed attempt writes, the error
+ * of a task whose worker kept dying, one completion as a batch of one.
+ */
+import type { CompletedRequest, FailedAttempt, TaskCompletion } from '../contract/index.js';
+
+/**
+ * The error a task ends with when its lease expired after its last allowed attempt (its worker stopped
+ * responding too often), as `claimTasks` writes it.
+ */
+export const leaseExpired = {
+  code: 'LEASE_EXPIRED',
+  message: 'The worker running this source stopped responding too often.',
+} as const;
+
+/**
+ * The columns a failed attempt writes on its task (fenced by the lease where it is written): with
+ * `retryAt`, back to the queue until then; without, ended as failed. Either way the error is kept and the
+ * lease given up.
+ */
+export function failedAttemptChanges(attempt: FailedAttempt) {
+  const { now } = attempt;
+  const error = {
+    errorCode: attempt.code,
+    errorMessage: attempt.message,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    updatedAt: now,
+  };
+  return attempt.retryAt
+    ? { ...error, status: 'queued' as const, availableAt: attempt.retryAt }
+    : { ...error, status: 'failed' as const, finishedAt: now };
+}
+
+/** `completeTask` by way of a dialect's `completeTasks`: a batch of one. */
+export async function completeOne(
+  completeTasks: (completions: TaskCompletion[]) => Promise<(CompletedRequest | null)[]>,
+  completion: TaskCompletion,
+): Promise<CompletedRequest | null> {
+  const [change] = await completeTasks([completion]);
+  return change ?? null;
+}
