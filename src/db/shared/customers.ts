@@ -72,3 +72,13 @@ export function pricePlanRows(plan: PricePlanWithRules): {
   const { rules, ...row } = plan;
   return { plan: row, rules: rules.map((rule) => ({ ...rule, pricePlanId: plan.id })) };
 }
+
+/** Plans with their rules, from the rules of all of them in creation order. */
+export function plansWithRules(
+  plans: readonly PricePlanRow[],
+  rules: readonly (PricingRule & { pricePlanId: string })[],
+): PricePlanWithRules[] {
+  const byPlan = new Map<string, PricingRule[]>(plans.map((plan) => [plan.id, []]));
+  for (const { pricePlanId, ...rule } of rules) byPlan.get(pricePlanId)?.push(rule);
+  return plans.map((plan) => ({ ...plan, rules: byPlan.get(plan.id) ?? [] }));
+}

@@ -54,10 +54,15 @@ export function newQuoteLineRow(
   };
 }
 
-/** Quote rows with their names, and the lines of all of them in position order: the records. */
-export function quoteRecordsOf(
+/**
+ * The records of quote rows (with their names): their lines, read by `linesOf` for all of them at once
+ * (in position order; not called without rows), attached to each.
+ */
+export async function quoteRecordsOf(
   rows: Omit<QuoteRecord, 'lines'>[],
-  lines: readonly QuoteLineRow[],
-): QuoteRecord[] {
+  linesOf: (quoteIds: string[]) => QuoteLineRow[] | Promise<QuoteLineRow[]>,
+): Promise<QuoteRecord[]> {
+  if (rows.length === 0) return [];
+  const lines = await linesOf(rows.map((row) => row.quote.id));
   return rows.map((row) => ({ ...row, lines: lines.filter((line) => line.quoteId === row.quote.id) }));
 }

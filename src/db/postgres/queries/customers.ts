@@ -1,17 +1,8 @@
 /** The PostgreSQL store's customer and project operations, as `contract/customers.ts` states them. */
 import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import type {
-  CustomerPageQuery,
-  CustomerRecord,
-  CustomerRow,
-  CustomerSliceQuery,
-  NewCustomer,
-  NewProject,
-  ProjectPageQuery,
-  ProjectRow,
-  ProjectsPage,
-} from '../../contract/index.js';
+import type { CustomerOperations } from '../../contract/index.js';
 import { newCustomerRows, newProjectRow } from '../../shared/customers.js';
+import type { Implementation } from '../../shared/implementation.js';
 import { bytewise } from '../bytewise.js';
 import type { PostgresDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
@@ -19,16 +10,14 @@ import { preparedQuery, preparedVariants } from '../prepared.js';
 import { prepareNumber } from '../prepared-rows.js';
 import { customerFinancialDetails, customers, pricePlans, projects, users } from '../schema/index.js';
 
+/** An operation of `CustomerOperations`, on PostgreSQL. */
+type Op<K extends keyof CustomerOperations> = Implementation<PostgresDb, CustomerOperations[K]>;
+
 /**
  * The highest sequence is read after taking a transaction-level advisory lock on the instance
  * (`pg_advisory_xact_lock`), held until commit: concurrent creates in an instance run one after another.
  */
-export async function insertCustomer(
-  db: PostgresDb,
-  instanceId: string,
-  input: NewCustomer,
-  now: Date,
-): Promise<CustomerRow> {
+export const insertCustomer: Op<'insertCustomer'> = async (db, instanceId, input, now) => {
   return db.transaction(async (tx) => {
     await tx.execute(
       sql`select pg_advisory_xact_lock(hashtext('customers.auto_sequence'), hashtext(${instanceId}))`,
@@ -42,7 +31,7 @@ export async function insertCustomer(
     if (financialDetails) await tx.insert(customerFinancialDetails).values(financialDetails);
     return customer;
   });
-}
+};
 
 function recordQuery(db: PostgresDb) {
   return db
@@ -76,25 +65,17 @@ function containing(nameFolded: string): string {
 /** List order: folded name, then id, bytewise whatever the database's default collation. */
 const listOrder = [asc(bytewise(customers.nameFolded)), asc(bytewise(customers.id))];
 
-export async function findCustomer(
-  db: PostgresDb,
-  instanceId: string,
-  id: string,
-): Promise<CustomerRecord | undefined> {
+export const findCustomer: Op<'findCustomer'> = async (db, instanceId, id) => {
   const [record] = await recordQuery(db).where(
     and(eq(customers.instanceId, instanceId), eq(customers.id, id)),
   );
   return record;
-}
+};
 
-export async function findCustomers(
-  db: PostgresDb,
-  instanceId: string,
-  ids: readonly string[],
-): Promise<CustomerRecord[]> {
+export const findCustomers: Op<'findCustomers'> = async (db, instanceId, ids) => {
   if (ids.length === 0) return [];
   return recordQuery(db).where(and(eq(customers.instanceId, instanceId), inArray(customers.id, [...ids])));
-}
+};
 
 const namedCount = preparedQuery('customers_named_count', (db, name) =>
   prepareNumber(
@@ -112,14 +93,10 @@ const namedCount = preparedQuery('customers_named_count', (db, name) =>
   ),
 );
 
-export async function countCustomers(
-  db: PostgresDb,
-  instanceId: string,
-  nameFolded: string | null,
-): Promise<number> {
+export const countCustomers: Op<'countCustomers'> = async (db, instanceId, nameFolded) => {
   if (!nameFolded) return listTotal(db, instanceId, 'customers');
   return (await namedCount(db).get({ instanceId, pattern: containing(nameFolded) })) ?? 0;
-}
+};
 
 const customerPage = preparedVariants('customers_page', ['all', 'named'] as const, (db, variant, name) =>
   recordQuery(db)
@@ -135,11 +112,7 @@ const customerPage = preparedVariants('customers_page', ['all', 'named'] as cons
     .prepare(name),
 );
 
-export async function listCustomersPage(
-  db: PostgresDb,
-  instanceId: string,
-  query: CustomerPageQuery,
-): Promise<CustomerRecord[]> {
+export const listCustomersPage: Op<'listCustomersPage'> = async (db, instanceId, query) => {
   const { nameFolded } = query;
   return customerPage(db, nameFolded ? 'named' : 'all').execute({
     instanceId,
@@ -147,14 +120,10 @@ export async function listCustomersPage(
     limit: query.limit,
     offset: query.offset,
   });
-}
+};
 
-// The position is compared as a row, bytewise, as the list is ordered.
-export async function sliceCustomers(
-  db: PostgresDb,
-  instanceId: string,
-  query: CustomerSliceQuery,
-): Promise<CustomerRecord[]> {
+/** The position is compared as a row, bytewise, as the list is ordered. */
+export const sliceCustomers: Op<'sliceCustomers'> = async (db, instanceId, query) => {
   const { after } = query;
   const bound = after
     ? sql`(${bytewise(customers.nameFolded)}, ${bytewise(customers.id)}) > (${after.nameFolded}, ${after.id})`
@@ -163,34 +132,26 @@ export async function sliceCustomers(
     .where(and(eq(customers.instanceId, instanceId), nameContains(query.nameFolded), bound))
     .orderBy(...listOrder)
     .limit(query.limit);
-}
+};
 
-export async function insertProject(db: PostgresDb, input: NewProject): Promise<ProjectRow> {
+export const insertProject: Op<'insertProject'> = async (db, input) => {
   const row = newProjectRow(input);
   await db.insert(projects).values(row);
   return row;
-}
+};
 
-export async function findProject(
-  db: PostgresDb,
-  instanceId: string,
-  id: string,
-): Promise<ProjectRow | undefined> {
+export const findProject: Op<'findProject'> = async (db, instanceId, id) => {
   const [row] = await db
     .select()
     .from(projects)
     .where(and(eq(projects.instanceId, instanceId), eq(projects.id, id)));
   return row;
-}
+};
 
 /** Project order: oldest first, ties by id bytewise. */
 const projectOrder = [asc(projects.createdAt), asc(bytewise(projects.id))];
 
-export async function listProjectsPage(
-  db: PostgresDb,
-  instanceId: string,
-  query: ProjectPageQuery,
-): Promise<ProjectsPage> {
+export const listProjectsPage: Op<'listProjectsPage'> = async (db, instanceId, query) => {
   const where = and(
     eq(projects.instanceId, instanceId),
     query.customerId ? eq(projects.customerId, query.customerId) : undefined,
@@ -204,17 +165,23 @@ export async function listProjectsPage(
     .limit(query.limit)
     .offset(query.offset);
   return { rows, total: await db.$count(projects, where) };
-}
+};
 
-export async function listProjectsOfCustomers(
-  db: PostgresDb,
-  instanceId: string,
-  customerIds: readonly string[],
-): Promise<ProjectRow[]> {
-  if (customerIds.length === 0) return [];
-  return db
+const projectsOfCustomers = preparedQuery('projects_of_customers', (db, name) =>
+  db
     .select()
     .from(projects)
-    .where(and(eq(projects.instanceId, instanceId), inArray(projects.customerId, [...customerIds])))
-    .orderBy(...projectOrder);
-}
+    .where(
+      and(
+        eq(projects.instanceId, sql.placeholder('instanceId')),
+        sql`${projects.customerId} = any(${sql.placeholder('customerIds')}::text[])`,
+      ),
+    )
+    .orderBy(...projectOrder)
+    .prepare(name),
+);
+
+export const listProjectsOfCustomers: Op<'listProjectsOfCustomers'> = async (db, instanceId, customerIds) => {
+  if (customerIds.length === 0) return [];
+  return projectsOfCustomers(db).execute({ instanceId, customerIds });
+};

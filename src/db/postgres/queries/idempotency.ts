@@ -1,14 +1,13 @@
 /** The PostgreSQL store's idempotency-key operations, as `contract/idempotency.ts` states them. */
 import { and, eq, lte, sql } from 'drizzle-orm';
-import type {
-  IdempotencyClaim,
-  IdempotencyKeyClaim,
-  IdempotencyKeyCompletion,
-  IdempotencyKeyRef,
-} from '../../contract/index.js';
+import type { IdempotencyKeyRef, IdempotencyOperations } from '../../contract/index.js';
 import { claimedKeyRow, claimOfHeldKey } from '../../shared/idempotency.js';
+import type { Implementation } from '../../shared/implementation.js';
 import type { PostgresDb } from '../client.js';
 import { idempotencyKeys } from '../schema/index.js';
+
+/** An operation of `IdempotencyOperations`, on PostgreSQL. */
+type Op<K extends keyof IdempotencyOperations> = Implementation<PostgresDb, IdempotencyOperations[K]>;
 
 const keyOf = (ref: IdempotencyKeyRef) =>
   and(eq(idempotencyKeys.instanceId, ref.instanceId), eq(idempotencyKeys.key, ref.key));
@@ -19,10 +18,7 @@ const keyOf = (ref: IdempotencyKeyRef) =>
  * by exactly one claimant, and a live row is locked, not changed, so the `SELECT` after it (same
  * transaction) reads the row that won.
  */
-export async function claimIdempotencyKey(
-  db: PostgresDb,
-  input: IdempotencyKeyClaim,
-): Promise<IdempotencyClaim> {
+export const claimIdempotencyKey: Op<'claimIdempotencyKey'> = async (db, input) => {
   return db.transaction(async (tx) => {
     const claimed = await tx
       .insert(idempotencyKeys)
@@ -44,15 +40,15 @@ export async function claimIdempotencyKey(
     if (!held) throw new Error(`idempotency key ${input.key} vanished while locked`);
     return claimOfHeldKey(held, input.requestHash);
   });
-}
+};
 
-export async function completeIdempotencyKey(db: PostgresDb, input: IdempotencyKeyCompletion): Promise<void> {
+export const completeIdempotencyKey: Op<'completeIdempotencyKey'> = async (db, input) => {
   await db
     .update(idempotencyKeys)
     .set({ state: 'done', responseStatus: input.status, responseBody: input.body })
     .where(keyOf(input));
-}
+};
 
-export async function releaseIdempotencyKey(db: PostgresDb, input: IdempotencyKeyRef): Promise<void> {
+export const releaseIdempotencyKey: Op<'releaseIdempotencyKey'> = async (db, input) => {
   await db.delete(idempotencyKeys).where(keyOf(input));
-}
+};

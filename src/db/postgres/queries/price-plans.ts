@@ -1,18 +1,15 @@
 /** The PostgreSQL store's price-plan operations, as `contract/customers.ts` states them. */
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
-import type {
-  CustomerPricePlanAssignment,
-  NewPricePlan,
-  PricePlanRow,
-  PricePlanWithRules,
-  PricingPlan,
-  PricingRule,
-} from '../../contract/index.js';
-import { newPricePlans, pricePlanRows } from '../../shared/customers.js';
+import { and, asc, desc, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
+import type { CustomerOperations, PricePlanRow, PricePlanWithRules } from '../../contract/index.js';
+import { newPricePlans, plansWithRules, pricePlanRows } from '../../shared/customers.js';
+import type { Implementation } from '../../shared/implementation.js';
 import type { PostgresDb } from '../client.js';
 import { preparedQuery } from '../prepared.js';
 import { pricingRulesOf } from '../pricing-rules.js';
 import { customers, pricePlanRules, pricePlans } from '../schema/index.js';
+
+/** An operation of `CustomerOperations`, on PostgreSQL. */
+type Op<K extends keyof CustomerOperations> = Implementation<PostgresDb, CustomerOperations[K]>;
 
 /**
  * One multi-row insert per table. A batch with a default plan first takes the transaction-level advisory
@@ -20,12 +17,7 @@ import { customers, pricePlanRules, pricePlans } from '../schema/index.js';
  * switches of one instance run one after the other, and each one's `UPDATE` (a fresh READ COMMITTED
  * snapshot) clears the default the previous one committed.
  */
-export async function insertPricePlans(
-  db: PostgresDb,
-  instanceId: string,
-  plans: NewPricePlan[],
-  now: Date,
-): Promise<PricePlanWithRules[]> {
+export const insertPricePlans: Op<'insertPricePlans'> = async (db, instanceId, plans, now) => {
   if (plans.length === 0) return [];
   const created = newPricePlans(instanceId, plans, now);
   const rows = created.map(pricePlanRows);
@@ -46,34 +38,24 @@ export async function insertPricePlans(
     if (rules.length > 0) await tx.insert(pricePlanRules).values(rules);
   });
   return created;
-}
+};
 
-/** The rules of each plan, in creation order (one query for all plans). */
+/** A rule's plan, criteria and markups. */
+const { id: _id, ...ruleColumns } = getTableColumns(pricePlanRules);
+
+/** The plans with their rules, in creation order (one query for all plans). */
 async function withRules(db: PostgresDb, plans: PricePlanRow[]): Promise<PricePlanWithRules[]> {
   if (plans.length === 0) return [];
-  const rows = await db
-    .select({
-      pricePlanId: pricePlanRules.pricePlanId,
-      network: pricePlanRules.network,
-      technologyType: pricePlanRules.technologyType,
-      connectionType: pricePlanRules.connectionType,
-      mrcMarkupBp: pricePlanRules.mrcMarkupBp,
-      nrcMarkupBp: pricePlanRules.nrcMarkupBp,
-    })
+  const ids = plans.map((plan) => plan.id);
+  const rules = await db
+    .select(ruleColumns)
     .from(pricePlanRules)
-    .where(
-      inArray(
-        pricePlanRules.pricePlanId,
-        plans.map((plan) => plan.id),
-      ),
-    )
+    .where(inArray(pricePlanRules.pricePlanId, ids))
     .orderBy(asc(pricePlanRules.id));
-  const byPlan = new Map<string, PricingRule[]>(plans.map((plan) => [plan.id, []]));
-  for (const { pricePlanId, ...rule } of rows) byPlan.get(pricePlanId)?.push(rule);
-  return plans.map((plan) => ({ ...plan, rules: byPlan.get(plan.id) ?? [] }));
+  return plansWithRules(plans, rules);
 }
 
-export async function listPricePlans(db: PostgresDb, instanceId: string): Promise<PricePlanWithRules[]> {
+export const listPricePlans: Op<'listPricePlans'> = async (db, instanceId) => {
   // `collate "C"`: the contract's bytewise name order, whatever the database's default collation.
   const plans = await db
     .select()
@@ -81,28 +63,21 @@ export async function listPricePlans(db: PostgresDb, instanceId: string): Promis
     .where(eq(pricePlans.instanceId, instanceId))
     .orderBy(desc(pricePlans.isDefault), sql`${pricePlans.name} collate "C"`);
   return withRules(db, plans);
-}
+};
 
-export async function findPricePlan(
-  db: PostgresDb,
-  instanceId: string,
-  id: string,
-): Promise<PricePlanRow | undefined> {
+export const findPricePlan: Op<'findPricePlan'> = async (db, instanceId, id) => {
   const [row] = await db
     .select()
     .from(pricePlans)
     .where(and(eq(pricePlans.instanceId, instanceId), eq(pricePlans.id, id)))
     .limit(1);
   return row;
-}
+};
 
-export async function findDefaultPricePlan(
-  db: PostgresDb,
-  instanceId: string,
-): Promise<PricePlanRow | undefined> {
+export const findDefaultPricePlan: Op<'findDefaultPricePlan'> = async (db, instanceId) => {
   const [row] = await defaultPlan(db).execute({ instanceId });
   return row;
-}
+};
 
 const defaultPlan = preparedQuery('price_plan_default', (db, name) =>
   db
@@ -126,20 +101,17 @@ const pricingPlan = preparedQuery('pricing_plan', (db, name) =>
     .prepare(name),
 );
 
-// Plan and rules in one round trip: the rules as a JSON array (`pricingRulesOf`).
-export async function loadPricingPlan(db: PostgresDb, pricePlanId: string): Promise<PricingPlan | undefined> {
+/** Plan and rules in one round trip: the rules as a JSON array (`pricingRulesOf`). */
+export const loadPricingPlan: Op<'loadPricingPlan'> = async (db, pricePlanId) => {
   const [row] = await pricingPlan(db).execute({ id: pricePlanId });
   return row && { ...row.plan, rules: row.rules };
-}
+};
 
-export async function setCustomerPricePlan(
-  db: PostgresDb,
-  input: CustomerPricePlanAssignment,
-): Promise<boolean> {
+export const setCustomerPricePlan: Op<'setCustomerPricePlan'> = async (db, input) => {
   const updated = await db
     .update(customers)
     .set({ pricePlanId: input.pricePlanId, updatedAt: input.now })
     .where(and(eq(customers.instanceId, input.instanceId), eq(customers.id, input.customerId)))
     .returning({ id: customers.id });
   return updated.length === 1;
-}
+};

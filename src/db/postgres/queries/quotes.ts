@@ -1,18 +1,15 @@
 /** The PostgreSQL store's quote operations, as `contract/quotes.ts` states them. */
-import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import type {
-  NewQuote,
-  NewQuoteLine,
-  ProductRow,
-  QuoteLinesToAdd,
-  QuoteRecord,
-  QuoteRow,
-  QuoteSliceQuery,
-} from '../../contract/index.js';
+import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
+import type { NewQuoteLine, QuoteOperations, QuoteRecord } from '../../contract/index.js';
+import type { Implementation } from '../../shared/implementation.js';
 import { newQuoteLineRow, newQuoteRow, quoteRecordsOf, quoteYear } from '../../shared/quotes.js';
 import type { PostgresDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
+import { preparedQuery } from '../prepared.js';
 import { availabilityRequestProducts, customers, instances, quoteLines, quotes } from '../schema/index.js';
+
+/** An operation of `QuoteOperations`, on PostgreSQL. */
+type Op<K extends keyof QuoteOperations> = Implementation<PostgresDb, QuoteOperations[K]>;
 
 type Tx = Parameters<Parameters<PostgresDb['transaction']>[0]>[0];
 
@@ -42,7 +39,7 @@ async function appendLines(
  * The highest sequence is read after taking a transaction-level advisory lock on (instance, year)
  * (`pg_advisory_xact_lock`), held until commit: concurrent creations in an instance run one after another.
  */
-export async function insertQuote(db: PostgresDb, input: NewQuote): Promise<QuoteRow> {
+export const insertQuote: Op<'insertQuote'> = async (db, input) => {
   const year = quoteYear(input.now);
   return db.transaction(async (tx) => {
     await tx.execute(
@@ -58,13 +55,13 @@ export async function insertQuote(db: PostgresDb, input: NewQuote): Promise<Quot
     await appendLines(tx, quote, input.lines, input.now);
     return row;
   });
-}
+};
 
 /**
  * The quote row is locked first (`SELECT … FOR NO KEY UPDATE`), so concurrent additions to one quote run
  * one after another and read each other's positions and products.
  */
-export async function addQuoteLines(db: PostgresDb, input: QuoteLinesToAdd): Promise<number> {
+export const addQuoteLines: Op<'addQuoteLines'> = async (db, input) => {
   return db.transaction(async (tx) => {
     await tx.select({ id: quotes.id }).from(quotes).where(eq(quotes.id, input.quoteId)).for('no key update');
     const current = await tx
@@ -81,25 +78,30 @@ export async function addQuoteLines(db: PostgresDb, input: QuoteLinesToAdd): Pro
     if (added > 0) await tx.update(quotes).set({ updatedAt: input.now }).where(eq(quotes.id, input.quoteId));
     return added;
   });
-}
+};
 
-export async function findQuote(
-  db: PostgresDb,
-  instanceId: string,
-  id: string,
-): Promise<QuoteRecord | undefined> {
+export const findQuote: Op<'findQuote'> = async (db, instanceId, id) => {
   const [record] = await quoteRecords(db, and(eq(quotes.instanceId, instanceId), eq(quotes.id, id)));
   return record;
-}
+};
 
-/** The quotes `where` selects, in `order`, up to `limit`, with their names and lines (two reads). */
+const linesOfQuotes = preparedQuery('quote_lines_of_quotes', (db, name) =>
+  db
+    .select()
+    .from(quoteLines)
+    .where(sql`${quoteLines.quoteId} = any(${sql.placeholder('quoteIds')}::text[])`)
+    .orderBy(asc(quoteLines.position))
+    .prepare(name),
+);
+
+/** The quotes `where` selects, in `order`, up to `limit`, as records (two reads). */
 async function quoteRecords(
   db: PostgresDb,
   where: SQL | undefined,
   order: SQL[] = [asc(quotes.createdAt)],
   limit?: number,
 ): Promise<QuoteRecord[]> {
-  const base = db
+  const heads = db
     .select({
       quote: quotes,
       instance: { id: instances.id, name: instances.name },
@@ -110,26 +112,15 @@ async function quoteRecords(
     .innerJoin(customers, eq(customers.id, quotes.customerId))
     .where(where)
     .orderBy(...order);
-  const rows = limit === undefined ? await base : await base.limit(limit);
-  if (rows.length === 0) return [];
-  const ids = rows.map((row) => row.quote.id);
-  const lines = await db
-    .select()
-    .from(quoteLines)
-    .where(inArray(quoteLines.quoteId, ids))
-    .orderBy(asc(quoteLines.position));
-  return quoteRecordsOf(rows, lines);
+  const rows = limit === undefined ? await heads : await heads.limit(limit);
+  return quoteRecordsOf(rows, (quoteIds) => linesOfQuotes(db).execute({ quoteIds }));
 }
 
-export async function countQuotes(db: PostgresDb, instanceId: string): Promise<number> {
+export const countQuotes: Op<'countQuotes'> = async (db, instanceId) => {
   return listTotal(db, instanceId, 'quotes');
-}
+};
 
-export async function sliceQuotes(
-  db: PostgresDb,
-  instanceId: string,
-  query: QuoteSliceQuery,
-): Promise<QuoteRecord[]> {
+export const sliceQuotes: Op<'sliceQuotes'> = async (db, instanceId, query) => {
   const { after } = query;
   // Ids compared bytewise (`collate "C"`), whatever the database's default collation.
   const id = sql`${quotes.id} collate "C"`;
@@ -144,21 +135,22 @@ export async function sliceQuotes(
     [desc(quotes.createdAt), desc(id)],
     query.limit,
   );
-}
+};
 
-export async function findRequestProducts(
-  db: PostgresDb,
-  instanceId: string,
-  ids: readonly string[],
-): Promise<ProductRow[]> {
-  if (ids.length === 0) return [];
-  return db
+const requestProducts = preparedQuery('request_products_by_id', (db, name) =>
+  db
     .select()
     .from(availabilityRequestProducts)
     .where(
       and(
-        eq(availabilityRequestProducts.instanceId, instanceId),
-        inArray(availabilityRequestProducts.id, [...ids]),
+        eq(availabilityRequestProducts.instanceId, sql.placeholder('instanceId')),
+        sql`${availabilityRequestProducts.id} = any(${sql.placeholder('ids')}::text[])`,
       ),
-    );
-}
+    )
+    .prepare(name),
+);
+
+export const findRequestProducts: Op<'findRequestProducts'> = async (db, instanceId, ids) => {
+  if (ids.length === 0) return [];
+  return requestProducts(db).execute({ instanceId, ids });
+};

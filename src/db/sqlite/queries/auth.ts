@@ -1,16 +1,20 @@
 /** The SQLite store's auth operations, as `contract/tenancy.ts` states them. */
-import { and, eq, gt, isNull, sql } from 'drizzle-orm';
-import type { ApplicationCredentials, LiveToken, TokenKind, TokenPairInput } from '../../contract/index.js';
+import { and, eq, gt, isNull, type SQLWrapper, sql } from 'drizzle-orm';
+import type { TenancyOperations } from '../../contract/index.js';
+import type { Implementation } from '../../shared/implementation.js';
 import { toApplicationCredentials, tokenPairRows, toLiveToken } from '../../shared/tenancy.js';
 import type { SqliteDb } from '../client.js';
 import { preparedQuery } from '../prepared.js';
 import { prepareTableRows } from '../prepared-rows.js';
 import { applications, authTokens, users } from '../schema/index.js';
 
-export async function findApplicationByClientId(
-  db: SqliteDb,
-  clientId: string,
-): Promise<ApplicationCredentials | undefined> {
+/** An operation of `TenancyOperations`, on SQLite. */
+type Op<K extends keyof TenancyOperations> = Implementation<SqliteDb, TenancyOperations[K]>;
+
+/** A token neither revoked nor expired at `now` (a time, or a placeholder for one). */
+const isLive = (now: Date | SQLWrapper) => and(isNull(authTokens.revokedAt), gt(authTokens.expiresAt, now));
+
+export const findApplicationByClientId: Op<'findApplicationByClientId'> = async (db, clientId) => {
   const row = db
     .select({ application: applications, user: users })
     .from(applications)
@@ -18,30 +22,20 @@ export async function findApplicationByClientId(
     .where(eq(applications.clientId, clientId))
     .get();
   return row && toApplicationCredentials(row);
-}
+};
 
-export async function insertTokenPair(db: SqliteDb, input: TokenPairInput): Promise<void> {
+export const insertTokenPair: Op<'insertTokenPair'> = async (db, input) => {
   db.insert(authTokens).values(tokenPairRows(input)).run();
-}
+};
 
-// Under `BEGIN IMMEDIATE` no other writer runs between the revoking update and the insert.
-export async function rotateRefreshToken(
-  db: SqliteDb,
-  usedRefreshTokenId: string,
-  input: TokenPairInput,
-): Promise<boolean> {
+/** Under `BEGIN IMMEDIATE` no other writer runs between the revoking update and the insert. */
+export const rotateRefreshToken: Op<'rotateRefreshToken'> = async (db, usedRefreshTokenId, input) => {
   return db.transaction(
     (tx) => {
       const revoked = tx
         .update(authTokens)
         .set({ revokedAt: input.now })
-        .where(
-          and(
-            eq(authTokens.id, usedRefreshTokenId),
-            isNull(authTokens.revokedAt),
-            gt(authTokens.expiresAt, input.now),
-          ),
-        )
+        .where(and(eq(authTokens.id, usedRefreshTokenId), isLive(input.now)))
         .run();
       if (revoked.changes !== 1) return false;
       tx.insert(authTokens).values(tokenPairRows(input)).run();
@@ -49,7 +43,7 @@ export async function rotateRefreshToken(
     },
     { behavior: 'immediate' },
   );
-}
+};
 
 const tokenWithUser = { token: authTokens, user: users };
 
@@ -66,19 +60,13 @@ const liveToken = preparedQuery((db) =>
         and(
           eq(authTokens.tokenHash, sql.placeholder('tokenHash')),
           eq(authTokens.kind, sql.placeholder('kind')),
-          isNull(authTokens.revokedAt),
-          gt(authTokens.expiresAt, sql.placeholder('nowMs')),
+          isLive(sql.placeholder('nowMs')),
         ),
       ),
   ),
 );
 
-export async function findLiveToken(
-  db: SqliteDb,
-  kind: TokenKind,
-  tokenHash: string,
-  now: Date,
-): Promise<LiveToken | undefined> {
+export const findLiveToken: Op<'findLiveToken'> = async (db, kind, tokenHash, now) => {
   const row = liveToken(db).get({ tokenHash, kind, nowMs: now.getTime() });
   return row && toLiveToken(row);
-}
+};

@@ -1,32 +1,24 @@
 /** The SQLite store's customer and project operations, as `contract/customers.ts` states them. */
-import { and, asc, eq, gt, inArray, or, sql } from 'drizzle-orm';
-import type {
-  CustomerPageQuery,
-  CustomerRecord,
-  CustomerRow,
-  CustomerSliceQuery,
-  NewCustomer,
-  NewProject,
-  ProjectPageQuery,
-  ProjectRow,
-  ProjectsPage,
-} from '../../contract/index.js';
+import { and, asc, eq, gt, or, sql } from 'drizzle-orm';
+import type { CustomerOperations } from '../../contract/index.js';
 import { newCustomerRows, newProjectRow } from '../../shared/customers.js';
+import type { Implementation } from '../../shared/implementation.js';
 import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
+import { inJsonIds } from '../json-ids.js';
 import { listTotal } from '../list-totals.js';
 import { preparedQuery, preparedVariants } from '../prepared.js';
 import { prepareNumber } from '../prepared-rows.js';
 import { customerFinancialDetails, customers, pricePlans, projects, users } from '../schema/index.js';
 
-// One `BEGIN IMMEDIATE` transaction: the highest sequence is read under the write lock, so concurrent
-// creates are numbered one after the other.
-export async function insertCustomer(
-  db: SqliteDb,
-  instanceId: string,
-  input: NewCustomer,
-  now: Date,
-): Promise<CustomerRow> {
+/** An operation of `CustomerOperations`, on SQLite. */
+type Op<K extends keyof CustomerOperations> = Implementation<SqliteDb, CustomerOperations[K]>;
+
+/**
+ * One `BEGIN IMMEDIATE` transaction: the highest sequence is read under the write lock, so concurrent
+ * creates are numbered one after the other.
+ */
+export const insertCustomer: Op<'insertCustomer'> = async (db, instanceId, input, now) => {
   return db.transaction(
     (tx) => {
       const last = tx
@@ -41,7 +33,7 @@ export async function insertCustomer(
     },
     { behavior: 'immediate' },
   );
-}
+};
 
 const recordColumns = {
   customer: customers,
@@ -77,30 +69,20 @@ const customerById = preparedQuery((db) =>
     .prepare(),
 );
 
-export async function findCustomer(
-  db: SqliteDb,
-  instanceId: string,
-  id: string,
-): Promise<CustomerRecord | undefined> {
+export const findCustomer: Op<'findCustomer'> = async (db, instanceId, id) => {
   return customerById(db).get({ instanceId, id });
-}
+};
 
 const customersByIds = preparedQuery((db) =>
   recordQuery(db)
-    .where(
-      and(ofInstance(), sql`${customers.id} in (select value from json_each(${sql.placeholder('ids')}))`),
-    )
+    .where(and(ofInstance(), inJsonIds(customers.id, 'ids')))
     .prepare(),
 );
 
-export async function findCustomers(
-  db: SqliteDb,
-  instanceId: string,
-  ids: readonly string[],
-): Promise<CustomerRecord[]> {
+export const findCustomers: Op<'findCustomers'> = async (db, instanceId, ids) => {
   if (ids.length === 0) return [];
   return customersByIds(db).all({ instanceId, ids: JSON.stringify(ids) });
-}
+};
 
 const customerCount = preparedQuery((db) =>
   prepareNumber(
@@ -112,14 +94,10 @@ const customerCount = preparedQuery((db) =>
   ),
 );
 
-export async function countCustomers(
-  db: SqliteDb,
-  instanceId: string,
-  nameFolded: string | null,
-): Promise<number> {
+export const countCustomers: Op<'countCustomers'> = async (db, instanceId, nameFolded) => {
   if (!nameFolded) return listTotal(db, instanceId, 'customers');
   return customerCount(db).get({ instanceId, nameFolded }) ?? 0;
-}
+};
 
 const customersPage = preparedVariants((db, filter: 'all' | 'name') =>
   recordQuery(db)
@@ -130,18 +108,14 @@ const customersPage = preparedVariants((db, filter: 'all' | 'name') =>
     .prepare(),
 );
 
-export async function listCustomersPage(
-  db: SqliteDb,
-  instanceId: string,
-  query: CustomerPageQuery,
-): Promise<CustomerRecord[]> {
+export const listCustomersPage: Op<'listCustomersPage'> = async (db, instanceId, query) => {
   return customersPage(db, query.nameFolded ? 'name' : 'all').all({
     instanceId,
     nameFolded: query.nameFolded,
     limit: query.limit,
     offset: query.offset,
   });
-}
+};
 
 type CustomerSliceVariant = `${'all' | 'name'}:${'first' | 'after'}`;
 
@@ -162,11 +136,7 @@ const customersSlice = preparedVariants((db, variant: CustomerSliceVariant) => {
     .prepare();
 });
 
-export async function sliceCustomers(
-  db: SqliteDb,
-  instanceId: string,
-  query: CustomerSliceQuery,
-): Promise<CustomerRecord[]> {
+export const sliceCustomers: Op<'sliceCustomers'> = async (db, instanceId, query) => {
   const { after } = query;
   return customersSlice(db, `${query.nameFolded ? 'name' : 'all'}:${after ? 'after' : 'first'}`).all({
     instanceId,
@@ -175,31 +145,23 @@ export async function sliceCustomers(
     afterId: after?.id ?? null,
     limit: query.limit,
   });
-}
+};
 
-export async function insertProject(db: SqliteDb, input: NewProject): Promise<ProjectRow> {
+export const insertProject: Op<'insertProject'> = async (db, input) => {
   const row = newProjectRow(input);
   db.insert(projects).values(row).run();
   return row;
-}
+};
 
-export async function findProject(
-  db: SqliteDb,
-  instanceId: string,
-  id: string,
-): Promise<ProjectRow | undefined> {
+export const findProject: Op<'findProject'> = async (db, instanceId, id) => {
   return db
     .select()
     .from(projects)
     .where(and(eq(projects.instanceId, instanceId), eq(projects.id, id)))
     .get();
-}
+};
 
-export async function listProjectsPage(
-  db: SqliteDb,
-  instanceId: string,
-  query: ProjectPageQuery,
-): Promise<ProjectsPage> {
+export const listProjectsPage: Op<'listProjectsPage'> = async (db, instanceId, query) => {
   const where = and(
     eq(projects.instanceId, instanceId),
     query.customerId ? eq(projects.customerId, query.customerId) : undefined,
@@ -214,18 +176,23 @@ export async function listProjectsPage(
     .offset(query.offset)
     .all();
   return { rows, total: await db.$count(projects, where) };
-}
+};
 
-export async function listProjectsOfCustomers(
-  db: SqliteDb,
-  instanceId: string,
-  customerIds: readonly string[],
-): Promise<ProjectRow[]> {
-  if (customerIds.length === 0) return [];
-  return db
+const projectsOfCustomers = preparedQuery((db) =>
+  db
     .select()
     .from(projects)
-    .where(and(eq(projects.instanceId, instanceId), inArray(projects.customerId, [...customerIds])))
+    .where(
+      and(
+        eq(projects.instanceId, sql.placeholder('instanceId')),
+        inJsonIds(projects.customerId, 'customerIds'),
+      ),
+    )
     .orderBy(asc(projects.createdAt), asc(projects.id))
-    .all();
-}
+    .prepare(),
+);
+
+export const listProjectsOfCustomers: Op<'listProjectsOfCustomers'> = async (db, instanceId, customerIds) => {
+  if (customerIds.length === 0) return [];
+  return projectsOfCustomers(db).all({ instanceId, customerIds: JSON.stringify(customerIds) });
+};

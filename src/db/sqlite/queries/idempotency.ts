@@ -1,23 +1,19 @@
 /** The SQLite store's idempotency-key operations, as `contract/idempotency.ts` states them. */
 import { and, eq, lte } from 'drizzle-orm';
-import type {
-  IdempotencyClaim,
-  IdempotencyKeyClaim,
-  IdempotencyKeyCompletion,
-  IdempotencyKeyRef,
-} from '../../contract/index.js';
+import type { IdempotencyKeyRef, IdempotencyOperations } from '../../contract/index.js';
 import { claimedKeyRow, claimOfHeldKey } from '../../shared/idempotency.js';
+import type { Implementation } from '../../shared/implementation.js';
 import type { SqliteDb } from '../client.js';
 import { idempotencyKeys } from '../schema/index.js';
+
+/** An operation of `IdempotencyOperations`, on SQLite. */
+type Op<K extends keyof IdempotencyOperations> = Implementation<SqliteDb, IdempotencyOperations[K]>;
 
 const keyOf = (ref: IdempotencyKeyRef) =>
   and(eq(idempotencyKeys.instanceId, ref.instanceId), eq(idempotencyKeys.key, ref.key));
 
-// One `BEGIN IMMEDIATE` transaction: concurrent claims of a key run one after the other and see each other.
-export async function claimIdempotencyKey(
-  db: SqliteDb,
-  input: IdempotencyKeyClaim,
-): Promise<IdempotencyClaim> {
+/** One `BEGIN IMMEDIATE` transaction: concurrent claims of a key run one after another. */
+export const claimIdempotencyKey: Op<'claimIdempotencyKey'> = async (db, input) => {
   return db.transaction(
     (tx) => {
       tx.delete(idempotencyKeys)
@@ -30,15 +26,15 @@ export async function claimIdempotencyKey(
     },
     { behavior: 'immediate' },
   );
-}
+};
 
-export async function completeIdempotencyKey(db: SqliteDb, input: IdempotencyKeyCompletion): Promise<void> {
+export const completeIdempotencyKey: Op<'completeIdempotencyKey'> = async (db, input) => {
   db.update(idempotencyKeys)
     .set({ state: 'done', responseStatus: input.status, responseBody: input.body })
     .where(keyOf(input))
     .run();
-}
+};
 
-export async function releaseIdempotencyKey(db: SqliteDb, input: IdempotencyKeyRef): Promise<void> {
+export const releaseIdempotencyKey: Op<'releaseIdempotencyKey'> = async (db, input) => {
   db.delete(idempotencyKeys).where(keyOf(input)).run();
-}
+};

@@ -1,25 +1,20 @@
 /** The SQLite store's price-plan operations, as `contract/customers.ts` states them. */
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
-import type {
-  CustomerPricePlanAssignment,
-  NewPricePlan,
-  PricePlanRow,
-  PricePlanWithRules,
-  PricingPlan,
-} from '../../contract/index.js';
+import { and, asc, desc, eq, getTableColumns, sql } from 'drizzle-orm';
+import type { CustomerOperations, PricePlanRow, PricePlanWithRules } from '../../contract/index.js';
 import { newPricePlans, pricePlanRows } from '../../shared/customers.js';
+import type { Implementation } from '../../shared/implementation.js';
 import type { SqliteDb } from '../client.js';
 import { preparedQuery } from '../prepared.js';
 import { customers, pricePlanRules, pricePlans } from '../schema/index.js';
 
-// Plan by plan in one `BEGIN IMMEDIATE` transaction: each default clears the one before it, so of several
-// defaults the last stays, and no other writer switches the default in between.
-export async function insertPricePlans(
-  db: SqliteDb,
-  instanceId: string,
-  plans: NewPricePlan[],
-  now: Date,
-): Promise<PricePlanWithRules[]> {
+/** An operation of `CustomerOperations`, on SQLite. */
+type Op<K extends keyof CustomerOperations> = Implementation<SqliteDb, CustomerOperations[K]>;
+
+/**
+ * Plan by plan in one `BEGIN IMMEDIATE` transaction: each default clears the one before it, so of several
+ * defaults the last stays, and no other writer switches the default in between.
+ */
+export const insertPricePlans: Op<'insertPricePlans'> = async (db, instanceId, plans, now) => {
   const created = newPricePlans(instanceId, plans, now);
   db.transaction(
     (tx) => {
@@ -37,7 +32,7 @@ export async function insertPricePlans(
     { behavior: 'immediate' },
   );
   return created;
-}
+};
 
 /** The rules of each plan: one prepared read per plan (an instance has a handful of plans). */
 async function withRules(db: SqliteDb, plans: PricePlanRow[]): Promise<PricePlanWithRules[]> {
@@ -45,15 +40,12 @@ async function withRules(db: SqliteDb, plans: PricePlanRow[]): Promise<PricePlan
   return plans.map((plan) => ({ ...plan, rules: rules.all({ pricePlanId: plan.id }) }));
 }
 
+/** A rule's criteria and markups: what `PricingRule` holds. */
+const { id: _id, pricePlanId: _pricePlanId, ...ruleColumns } = getTableColumns(pricePlanRules);
+
 const rulesOfPlan = preparedQuery((db) =>
   db
-    .select({
-      network: pricePlanRules.network,
-      technologyType: pricePlanRules.technologyType,
-      connectionType: pricePlanRules.connectionType,
-      mrcMarkupBp: pricePlanRules.mrcMarkupBp,
-      nrcMarkupBp: pricePlanRules.nrcMarkupBp,
-    })
+    .select(ruleColumns)
     .from(pricePlanRules)
     .where(eq(pricePlanRules.pricePlanId, sql.placeholder('pricePlanId')))
     .orderBy(asc(pricePlanRules.id))
@@ -76,7 +68,7 @@ const defaultPlan = preparedQuery((db) =>
     .prepare(),
 );
 
-export async function listPricePlans(db: SqliteDb, instanceId: string): Promise<PricePlanWithRules[]> {
+export const listPricePlans: Op<'listPricePlans'> = async (db, instanceId) => {
   const plans = db
     .select()
     .from(pricePlans)
@@ -84,42 +76,32 @@ export async function listPricePlans(db: SqliteDb, instanceId: string): Promise<
     .orderBy(desc(pricePlans.isDefault), asc(pricePlans.name))
     .all();
   return withRules(db, plans);
-}
+};
 
-export async function findPricePlan(
-  db: SqliteDb,
-  instanceId: string,
-  id: string,
-): Promise<PricePlanRow | undefined> {
+export const findPricePlan: Op<'findPricePlan'> = async (db, instanceId, id) => {
   return db
     .select()
     .from(pricePlans)
     .where(and(eq(pricePlans.instanceId, instanceId), eq(pricePlans.id, id)))
     .get();
-}
+};
 
-export async function findDefaultPricePlan(
-  db: SqliteDb,
-  instanceId: string,
-): Promise<PricePlanRow | undefined> {
+export const findDefaultPricePlan: Op<'findDefaultPricePlan'> = async (db, instanceId) => {
   return defaultPlan(db).get({ instanceId });
-}
+};
 
-export async function loadPricingPlan(db: SqliteDb, pricePlanId: string): Promise<PricingPlan | undefined> {
+export const loadPricingPlan: Op<'loadPricingPlan'> = async (db, pricePlanId) => {
   const plan = planById(db).get({ id: pricePlanId });
   if (!plan) return undefined;
   const [withRulesPlan] = await withRules(db, [plan]);
   return withRulesPlan;
-}
+};
 
-export async function setCustomerPricePlan(
-  db: SqliteDb,
-  input: CustomerPricePlanAssignment,
-): Promise<boolean> {
+export const setCustomerPricePlan: Op<'setCustomerPricePlan'> = async (db, input) => {
   const result = db
     .update(customers)
     .set({ pricePlanId: input.pricePlanId, updatedAt: input.now })
     .where(and(eq(customers.instanceId, input.instanceId), eq(customers.id, input.customerId)))
     .run();
   return result.changes === 1;
-}
+};

@@ -1,19 +1,17 @@
 /** The SQLite store's quote operations, as `contract/quotes.ts` states them. */
-import { and, asc, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
-import type {
-  NewQuote,
-  NewQuoteLine,
-  ProductRow,
-  QuoteLinesToAdd,
-  QuoteRecord,
-  QuoteRow,
-  QuoteSliceQuery,
-} from '../../contract/index.js';
+import { and, asc, desc, eq, lt, or, type SQL, sql } from 'drizzle-orm';
+import type { NewQuoteLine, QuoteOperations, QuoteRecord } from '../../contract/index.js';
+import type { Implementation } from '../../shared/implementation.js';
 import { newQuoteLineRow, newQuoteRow, quoteRecordsOf, quoteYear } from '../../shared/quotes.js';
 import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
+import { inJsonIds } from '../json-ids.js';
 import { listTotal } from '../list-totals.js';
+import { preparedQuery } from '../prepared.js';
 import { availabilityRequestProducts, customers, instances, quoteLines, quotes } from '../schema/index.js';
+
+/** An operation of `QuoteOperations`, on SQLite. */
+type Op<K extends keyof QuoteOperations> = Implementation<SqliteDb, QuoteOperations[K]>;
 
 type Tx = Parameters<Parameters<SqliteDb['transaction']>[0]>[0];
 
@@ -44,8 +42,8 @@ function appendLines(
   return position - (last?.max ?? 0);
 }
 
-// One `BEGIN IMMEDIATE` transaction: the highest sequence is read under the write lock.
-export async function insertQuote(db: SqliteDb, input: NewQuote): Promise<QuoteRow> {
+/** One `BEGIN IMMEDIATE` transaction: the highest sequence is read under the write lock. */
+export const insertQuote: Op<'insertQuote'> = async (db, input) => {
   return db.transaction(
     (tx) => {
       const last = tx
@@ -60,10 +58,10 @@ export async function insertQuote(db: SqliteDb, input: NewQuote): Promise<QuoteR
     },
     { behavior: 'immediate' },
   );
-}
+};
 
-// One `BEGIN IMMEDIATE` transaction: no other writer appends to the quote meanwhile.
-export async function addQuoteLines(db: SqliteDb, input: QuoteLinesToAdd): Promise<number> {
+/** One `BEGIN IMMEDIATE` transaction: no other writer appends to the quote meanwhile. */
+export const addQuoteLines: Op<'addQuoteLines'> = async (db, input) => {
   return db.transaction(
     (tx) => {
       const added = appendLines(tx, input, input.lines, input.now);
@@ -73,56 +71,52 @@ export async function addQuoteLines(db: SqliteDb, input: QuoteLinesToAdd): Promi
     },
     { behavior: 'immediate' },
   );
-}
+};
 
-export async function findQuote(
-  db: SqliteDb,
-  instanceId: string,
-  id: string,
-): Promise<QuoteRecord | undefined> {
+export const findQuote: Op<'findQuote'> = async (db, instanceId, id) => {
   const [record] = await quoteRecords(db, and(eq(quotes.instanceId, instanceId), eq(quotes.id, id)));
   return record;
-}
+};
 
-/** The quotes `where` selects, in `order`, up to `limit`, with their names and lines (two reads). */
+/** A quote record's head: the quote, and its instance's and customer's id and name. */
+const headColumns = {
+  quote: quotes,
+  instance: { id: instances.id, name: instances.name },
+  customer: { id: customers.id, name: customers.name },
+};
+
+const linesOfQuotes = preparedQuery((db) =>
+  db
+    .select()
+    .from(quoteLines)
+    .where(inJsonIds(quoteLines.quoteId, 'quoteIds'))
+    .orderBy(asc(quoteLines.position))
+    .prepare(),
+);
+
+/** The quotes `where` selects, in `order`, up to `limit`, as records (two reads). */
 async function quoteRecords(
   db: SqliteDb,
   where: SQL | undefined,
   order: SQL[] = [asc(quotes.createdAt)],
   limit?: number,
 ): Promise<QuoteRecord[]> {
-  const base = db
-    .select({
-      quote: quotes,
-      instance: { id: instances.id, name: instances.name },
-      customer: { id: customers.id, name: customers.name },
-    })
+  const heads = db
+    .select(headColumns)
     .from(quotes)
     .innerJoin(instances, eq(instances.id, quotes.instanceId))
     .innerJoin(customers, eq(customers.id, quotes.customerId))
     .where(where)
     .orderBy(...order);
-  const rows = limit === undefined ? base.all() : base.limit(boundLimit(limit)).all();
-  if (rows.length === 0) return [];
-  const ids = rows.map((row) => row.quote.id);
-  const lines = db
-    .select()
-    .from(quoteLines)
-    .where(inArray(quoteLines.quoteId, ids))
-    .orderBy(asc(quoteLines.position))
-    .all();
-  return quoteRecordsOf(rows, lines);
+  const rows = limit === undefined ? heads.all() : heads.limit(boundLimit(limit)).all();
+  return quoteRecordsOf(rows, (quoteIds) => linesOfQuotes(db).all({ quoteIds: JSON.stringify(quoteIds) }));
 }
 
-export async function countQuotes(db: SqliteDb, instanceId: string): Promise<number> {
+export const countQuotes: Op<'countQuotes'> = async (db, instanceId) => {
   return listTotal(db, instanceId, 'quotes');
-}
+};
 
-export async function sliceQuotes(
-  db: SqliteDb,
-  instanceId: string,
-  query: QuoteSliceQuery,
-): Promise<QuoteRecord[]> {
+export const sliceQuotes: Op<'sliceQuotes'> = async (db, instanceId, query) => {
   const { after } = query;
   const bound = after
     ? or(
@@ -136,22 +130,22 @@ export async function sliceQuotes(
     [desc(quotes.createdAt), desc(quotes.id)],
     query.limit,
   );
-}
+};
 
-export async function findRequestProducts(
-  db: SqliteDb,
-  instanceId: string,
-  ids: readonly string[],
-): Promise<ProductRow[]> {
-  if (ids.length === 0) return [];
-  return db
+const requestProducts = preparedQuery((db) =>
+  db
     .select()
     .from(availabilityRequestProducts)
     .where(
       and(
-        eq(availabilityRequestProducts.instanceId, instanceId),
-        inArray(availabilityRequestProducts.id, [...ids]),
+        eq(availabilityRequestProducts.instanceId, sql.placeholder('instanceId')),
+        inJsonIds(availabilityRequestProducts.id, 'ids'),
       ),
     )
-    .all();
-}
+    .prepare(),
+);
+
+export const findRequestProducts: Op<'findRequestProducts'> = async (db, instanceId, ids) => {
+  if (ids.length === 0) return [];
+  return requestProducts(db).all({ instanceId, ids: JSON.stringify(ids) });
+};

@@ -1,38 +1,42 @@
 /** The SQLite store's tenancy operations, as `contract/tenancy.ts` states them. */
 import { eq, or } from 'drizzle-orm';
-import type { CreatedApplication, InstanceRow, NewApplication, NewInstance } from '../../contract/index.js';
+import type { TenancyOperations } from '../../contract/index.js';
+import type { Implementation } from '../../shared/implementation.js';
 import { newApplicationRows, newInstanceRow } from '../../shared/tenancy.js';
 import type { SqliteDb } from '../client.js';
 import { applications, instances, serviceSettings, users } from '../schema/index.js';
 
-export async function insertInstance(db: SqliteDb, input: NewInstance): Promise<InstanceRow> {
+/** An operation of `TenancyOperations`, on SQLite. */
+type Op<K extends keyof TenancyOperations> = Implementation<SqliteDb, TenancyOperations[K]>;
+
+export const insertInstance: Op<'insertInstance'> = async (db, input) => {
   const row = newInstanceRow(input);
   db.insert(instances).values(row).run();
   return row;
-}
+};
 
-export async function findInstance(db: SqliteDb, idOrCode: string): Promise<InstanceRow | undefined> {
+export const findInstance: Op<'findInstance'> = async (db, idOrCode) => {
   return db
     .select()
     .from(instances)
     .where(or(eq(instances.id, idOrCode), eq(instances.code, idOrCode)))
     .get();
-}
+};
 
-export async function listInstanceIds(db: SqliteDb): Promise<string[]> {
+export const listInstanceIds: Op<'listInstanceIds'> = async (db) => {
   const rows = db
     .select({ id: instances.id })
     .from(instances)
     .orderBy(instances.createdAt, instances.id)
     .all();
   return rows.map((row) => row.id);
-}
+};
 
-export async function countInstances(db: SqliteDb): Promise<number> {
+export const countInstances: Op<'countInstances'> = async (db) => {
   return db.$count(instances);
-}
+};
 
-export async function insertApplication(db: SqliteDb, input: NewApplication): Promise<CreatedApplication> {
+export const insertApplication: Op<'insertApplication'> = async (db, input) => {
   const { user, application } = newApplicationRows(input);
   db.transaction(
     (tx) => {
@@ -42,10 +46,10 @@ export async function insertApplication(db: SqliteDb, input: NewApplication): Pr
     { behavior: 'immediate' },
   );
   return { applicationId: application.id, userId: user.id };
-}
+};
 
-// `BEGIN IMMEDIATE` makes the insert-if-absent and the read one step for every other process.
-export async function getOrCreateSetting(db: SqliteDb, key: string, candidate: string): Promise<string> {
+/** `BEGIN IMMEDIATE` makes the insert-if-absent and the read one step for every other process. */
+export const getOrCreateSetting: Op<'getOrCreateSetting'> = async (db, key, candidate) => {
   return db.transaction(
     (tx) => {
       tx.insert(serviceSettings).values({ key, value: candidate }).onConflictDoNothing().run();
@@ -55,4 +59,4 @@ export async function getOrCreateSetting(db: SqliteDb, key: string, candidate: s
     },
     { behavior: 'immediate' },
   );
-}
+};

@@ -1,0 +1,10 @@
+import { type SQL, sql } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+
+/**
+ * `column in (the values of a JSON array placeholder)`: SQLite has no array parameters, so a list of ids
+ * goes in as one JSON text (`JSON.stringify(ids)`), and one prepared statement serves any number of them.
+ */
+export function inJsonIds(column: SQLiteColumn, placeholder: string): SQL {
+  return sql`${column} in (select value from json_each(${sql.placeholder(placeholder)}))`;
+}
