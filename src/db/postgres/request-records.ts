@@ -36,12 +36,12 @@ export const recordColumns = {
   address: pickColumns(addresses, shownAddressKeys),
 };
 
+/** The join of a request with its address. */
+export const withAddress = eq(addresses.id, availabilityRequests.addressId);
+
 /** Requests joined with their addresses, as `AvailabilityRequestRecord`s; add the conditions. */
 export function recordQuery(db: PostgresDb) {
-  return db
-    .select(recordColumns)
-    .from(availabilityRequests)
-    .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId));
+  return db.select(recordColumns).from(availabilityRequests).innerJoin(addresses, withAddress);
 }
 
 /**

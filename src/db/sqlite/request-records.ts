@@ -11,17 +11,16 @@ export const recordColumns = {
   address: pickColumns(addresses, shownAddressKeys),
 };
 
-/** Requests joined with their addresses, as `AvailabilityRequestRecord`s; add the conditions. */
-export function recordQuery(db: SqliteDb) {
-  return db
-    .select(recordColumns)
-    .from(availabilityRequests)
-    .innerJoin(addresses, eq(addresses.id, availabilityRequests.addressId));
-}
+/** The join of a request with its address. */
+export const withAddress = eq(addresses.id, availabilityRequests.addressId);
+
+const recordQuery = (db: SqliteDb) =>
+  db.select(recordColumns).from(availabilityRequests).innerJoin(addresses, withAddress);
 
 /**
- * {@link prepareTableRows} of {@link recordQuery} with what `complete` adds to it (conditions, order, limit):
- * a prepared read of records. Keep it with `preparedQuery` or `preparedVariants`.
+ * {@link prepareTableRows} of the requests joined with their addresses, with what `complete` adds to that
+ * query (conditions, order, limit): a prepared read of records. Keep it with `preparedQuery` or
+ * `preparedVariants`.
  */
 export function prepareRequestRecords(
   db: SqliteDb,

@@ -13,7 +13,7 @@ import { bytewise } from '../bytewise.js';
 import type { PostgresDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
 import { preparedQuery, preparedVariants } from '../prepared.js';
-import { prepareRequestRecords, recordColumns } from '../request-records.js';
+import { prepareRequestRecords, recordColumns, withAddress } from '../request-records.js';
 import { addresses, availabilityRequests, customers, gatheringTasks } from '../schema/index.js';
 
 /** An operation of `AvailabilityOperations`, on PostgreSQL. */
@@ -92,15 +92,17 @@ export const insertAvailabilityRequests: Op<'insertAvailabilityRequests'> = asyn
   });
 };
 
+const t = availabilityRequests;
+/** The instance of the placeholder `instanceId`: every prepared read is one instance's. */
+const ofInstance = eq(t.instanceId, sql.placeholder('instanceId'));
+/** The list's order: newest first, ties by id bytewise (so pages never overlap). */
+const newestFirst = [desc(t.createdAt), desc(bytewise(t.id))];
+/** The requests of some customers of an instance. */
+const ofCustomers = (instanceId: string, customerIds: readonly string[]) =>
+  and(eq(t.instanceId, instanceId), inArray(t.customerId, [...customerIds]));
+
 const requestById = preparedQuery('availability_request_by_id', (db, name) =>
-  prepareRequestRecords(db, name, (query) =>
-    query.where(
-      and(
-        eq(availabilityRequests.instanceId, sql.placeholder('instanceId')),
-        eq(availabilityRequests.id, sql.placeholder('id')),
-      ),
-    ),
-  ),
+  prepareRequestRecords(db, name, (query) => query.where(and(ofInstance, eq(t.id, sql.placeholder('id'))))),
 );
 
 export const findAvailabilityRequest: Op<'findAvailabilityRequest'> = async (db, instanceId, id) => {
@@ -110,14 +112,12 @@ export const findAvailabilityRequest: Op<'findAvailabilityRequest'> = async (db,
 
 const requestsById = preparedQuery('availability_requests_by_id', (db, name) =>
   prepareRequestRecords(db, name, (query) =>
-    query.where(sql`${availabilityRequests.id} = any(${sql.placeholder('ids')}::text[])`),
+    query.where(sql`${t.id} = any(${sql.placeholder('ids')}::text[])`),
   ),
 );
 
-export const findAvailabilityRequestsById: Op<'findAvailabilityRequestsById'> = async (db, ids) => {
-  if (ids.length === 0) return [];
-  return requestsById(db).execute({ ids });
-};
+export const findAvailabilityRequestsById: Op<'findAvailabilityRequestsById'> = async (db, ids) =>
+  ids.length === 0 ? [] : requestsById(db).execute({ ids });
 
 export const countAvailabilityRequests: Op<'countAvailabilityRequests'> = async (
   db,
@@ -125,7 +125,6 @@ export const countAvailabilityRequests: Op<'countAvailabilityRequests'> = async 
   customerId,
 ) => {
   if (!customerId) return listTotal(db, instanceId, 'availability_requests');
-  const t = availabilityRequests;
   const [row] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(t)
@@ -136,8 +135,8 @@ export const countAvailabilityRequests: Op<'countAvailabilityRequests'> = async 
 const requestPage = preparedQuery('availability_requests_page', (db, name) =>
   prepareRequestRecords(db, name, (query) =>
     query
-      .where(eq(availabilityRequests.instanceId, sql.placeholder('instanceId')))
-      .orderBy(desc(availabilityRequests.createdAt), desc(bytewise(availabilityRequests.id)))
+      .where(ofInstance)
+      .orderBy(...newestFirst)
       .limit(sql.placeholder('limit'))
       .offset(sql.placeholder('offset')),
   ),
@@ -163,7 +162,6 @@ const sliceVariants: SliceVariant[] = (['older', 'newer'] as const).flatMap((dir
  */
 const requestSlice = preparedVariants('availability_requests_slice', sliceVariants, (db, variant, name) => {
   const [direction, from, scope] = variant.split('_');
-  const t = availabilityRequests;
   const id = bytewise(t.id);
   // A row comparison, not the equivalent `created_at < … OR (created_at = … AND id < …)`: the index scan
   // starts at the cursor instead of filtering every row before it.
@@ -175,16 +173,11 @@ const requestSlice = preparedVariants('availability_requests_slice', sliceVarian
       : direction === 'older'
         ? sql`${position} < ${cursor}`
         : sql`${position} > ${cursor}`;
-  const order = direction === 'older' ? [desc(t.createdAt), desc(id)] : [asc(t.createdAt), asc(id)];
+  const order = direction === 'older' ? newestFirst : [asc(t.createdAt), asc(id)];
+  const ofCustomer = scope === 'customer' ? eq(t.customerId, sql.placeholder('customerId')) : undefined;
   return prepareRequestRecords(db, name, (query) =>
     query
-      .where(
-        and(
-          eq(t.instanceId, sql.placeholder('instanceId')),
-          scope === 'customer' ? eq(t.customerId, sql.placeholder('customerId')) : undefined,
-          bound,
-        ),
-      )
+      .where(and(ofInstance, ofCustomer, bound))
       .orderBy(...order)
       .limit(sql.placeholder('limit')),
   );
@@ -202,6 +195,7 @@ export const sliceAvailabilityRequests: Op<'sliceAvailabilityRequests'> = async 
   });
 };
 
+/** A window over the customer index, ranked in the list's order. */
 export const listLatestRequestsOfCustomers: Op<'listLatestRequestsOfCustomers'> = async (
   db,
   instanceId,
@@ -209,37 +203,36 @@ export const listLatestRequestsOfCustomers: Op<'listLatestRequestsOfCustomers'> 
   limit,
 ) => {
   if (customerIds.length === 0) return [];
-  const t = availabilityRequests;
   const ranked = db
     .select({
       id: t.id,
-      rank: sql<number>`row_number() over (partition by ${t.customerId} order by ${t.createdAt} desc, ${bytewise(t.id)} desc)`.as(
+      rank: sql<number>`row_number() over (partition by ${t.customerId} order by ${sql.join(newestFirst, sql`, `)})`.as(
         'rank',
       ),
     })
     .from(t)
-    .where(and(eq(t.instanceId, instanceId), inArray(t.customerId, [...customerIds])))
+    .where(ofCustomers(instanceId, customerIds))
     .as('ranked');
   return db
     .select({ ...recordColumns, customerId: t.customerId })
     .from(ranked)
     .innerJoin(t, eq(t.id, ranked.id))
-    .innerJoin(addresses, eq(addresses.id, t.addressId))
+    .innerJoin(addresses, withAddress)
     .where(sql`${ranked.rank} <= ${limit}`)
-    .orderBy(desc(t.createdAt), desc(bytewise(t.id)));
+    .orderBy(...newestFirst);
 };
 
+/** Ordered by customer id bytewise: the map's order. */
 export const countRequestsOfCustomers: Op<'countRequestsOfCustomers'> = async (
   db,
   instanceId,
   customerIds,
 ) => {
   if (customerIds.length === 0) return new Map();
-  const t = availabilityRequests;
   const rows = await db
     .select({ customerId: t.customerId, n: sql<number>`count(*)::int` })
     .from(t)
-    .where(and(eq(t.instanceId, instanceId), inArray(t.customerId, [...customerIds])))
+    .where(ofCustomers(instanceId, customerIds))
     .groupBy(t.customerId)
     .orderBy(asc(bytewise(t.customerId)));
   return new Map(rows.map((row) => [row.customerId ?? '', row.n]));

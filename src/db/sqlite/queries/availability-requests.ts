@@ -12,7 +12,7 @@ import type { SqliteDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
 import { preparedQuery, preparedRowInsert, preparedVariants } from '../prepared.js';
 import { prepareNumber } from '../prepared-rows.js';
-import { prepareRequestRecords, recordColumns } from '../request-records.js';
+import { prepareRequestRecords, recordColumns, withAddress } from '../request-records.js';
 import { addresses, availabilityRequests, gatheringTasks } from '../schema/index.js';
 
 /** An operation of `AvailabilityOperations`, on SQLite. */
@@ -100,15 +100,17 @@ export const insertAvailabilityRequests: Op<'insertAvailabilityRequests'> = asyn
   );
 };
 
+const t = availabilityRequests;
+/** The instance of the placeholder `instanceId`: every prepared read is one instance's. */
+const ofInstance = eq(t.instanceId, sql.placeholder('instanceId'));
+/** The list's order: newest first, ties by id (so pages never overlap). */
+const newestFirst = [desc(t.createdAt), desc(t.id)];
+/** The requests of some customers of an instance. */
+const ofCustomers = (instanceId: string, customerIds: readonly string[]) =>
+  and(eq(t.instanceId, instanceId), inArray(t.customerId, [...customerIds]));
+
 const requestById = preparedQuery((db) =>
-  prepareRequestRecords(db, (query) =>
-    query.where(
-      and(
-        eq(availabilityRequests.instanceId, sql.placeholder('instanceId')),
-        eq(availabilityRequests.id, sql.placeholder('id')),
-      ),
-    ),
-  ),
+  prepareRequestRecords(db, (query) => query.where(and(ofInstance, eq(t.id, sql.placeholder('id'))))),
 );
 
 export const findAvailabilityRequest: Op<'findAvailabilityRequest'> = async (db, instanceId, id) =>
@@ -116,27 +118,20 @@ export const findAvailabilityRequest: Op<'findAvailabilityRequest'> = async (db,
 
 const requestsById = preparedQuery((db) =>
   prepareRequestRecords(db, (query) =>
-    query.where(sql`${availabilityRequests.id} in (select value from json_each(${sql.placeholder('ids')}))`),
+    query.where(sql`${t.id} in (select value from json_each(${sql.placeholder('ids')}))`),
   ),
 );
 
-export const findAvailabilityRequestsById: Op<'findAvailabilityRequestsById'> = async (db, ids) => {
-  if (ids.length === 0) return [];
-  return requestsById(db).all({ ids: JSON.stringify(ids) });
-};
+export const findAvailabilityRequestsById: Op<'findAvailabilityRequestsById'> = async (db, ids) =>
+  ids.length === 0 ? [] : requestsById(db).all({ ids: JSON.stringify(ids) });
 
 const requestCount = preparedQuery((db) =>
   prepareNumber(
     db,
     db
       .select({ n: sql<number>`count(*)` })
-      .from(availabilityRequests)
-      .where(
-        and(
-          eq(availabilityRequests.instanceId, sql.placeholder('instanceId')),
-          eq(availabilityRequests.customerId, sql.placeholder('customerId')),
-        ),
-      ),
+      .from(t)
+      .where(and(ofInstance, eq(t.customerId, sql.placeholder('customerId')))),
   ),
 );
 
@@ -144,16 +139,16 @@ export const countAvailabilityRequests: Op<'countAvailabilityRequests'> = async 
   db,
   instanceId,
   customerId,
-) => {
-  if (!customerId) return listTotal(db, instanceId, 'availability_requests');
-  return requestCount(db).get({ instanceId, customerId }) ?? 0;
-};
+) =>
+  customerId
+    ? (requestCount(db).get({ instanceId, customerId }) ?? 0)
+    : listTotal(db, instanceId, 'availability_requests');
 
 const requestsPage = preparedQuery((db) =>
   prepareRequestRecords(db, (query) =>
     query
-      .where(eq(availabilityRequests.instanceId, sql.placeholder('instanceId')))
-      .orderBy(desc(availabilityRequests.createdAt), desc(availabilityRequests.id))
+      .where(ofInstance)
+      .orderBy(...newestFirst)
       .limit(boundLimit(sql.placeholder('limit')))
       .offset(sql.placeholder('offset')),
   ),
@@ -184,7 +179,6 @@ type SliceVariant = `${'older' | 'newer'}:${'first' | 'after'}:${'customer' | 'i
 /** The keyset queries behind {@link sliceAvailabilityRequests}, one per direction, bound and scope. */
 const requestSlice = preparedVariants((db, variant: SliceVariant) => {
   const [direction, start, scope] = variant.split(':');
-  const t = availabilityRequests;
   const createdAt = sql.placeholder('fromCreatedAtMs');
   const id = sql.placeholder('fromId');
   const bound =
@@ -193,22 +187,17 @@ const requestSlice = preparedVariants((db, variant: SliceVariant) => {
       : direction === 'older'
         ? or(lt(t.createdAt, createdAt), and(eq(t.createdAt, createdAt), lt(t.id, id)))
         : or(gt(t.createdAt, createdAt), and(eq(t.createdAt, createdAt), gt(t.id, id)));
-  const order = direction === 'older' ? [desc(t.createdAt), desc(t.id)] : [asc(t.createdAt), asc(t.id)];
+  const order = direction === 'older' ? newestFirst : [asc(t.createdAt), asc(t.id)];
+  const ofCustomer = scope === 'customer' ? eq(t.customerId, sql.placeholder('customerId')) : undefined;
   return prepareRequestRecords(db, (query) =>
     query
-      .where(
-        and(
-          eq(t.instanceId, sql.placeholder('instanceId')),
-          scope === 'customer' ? eq(t.customerId, sql.placeholder('customerId')) : undefined,
-          bound,
-        ),
-      )
+      .where(and(ofInstance, ofCustomer, bound))
       .orderBy(...order)
       .limit(boundLimit(sql.placeholder('limit'))),
   );
 });
 
-/** A window over the customer index, ranked by the list's order. */
+/** A window over the customer index, ranked in the list's order. */
 export const listLatestRequestsOfCustomers: Op<'listLatestRequestsOfCustomers'> = async (
   db,
   instanceId,
@@ -216,24 +205,23 @@ export const listLatestRequestsOfCustomers: Op<'listLatestRequestsOfCustomers'> 
   limit,
 ) => {
   if (customerIds.length === 0) return [];
-  const t = availabilityRequests;
   const ranked = db
     .select({
       id: t.id,
-      rank: sql<number>`row_number() over (partition by ${t.customerId} order by ${t.createdAt} desc, ${t.id} desc)`.as(
+      rank: sql<number>`row_number() over (partition by ${t.customerId} order by ${sql.join(newestFirst, sql`, `)})`.as(
         'rank',
       ),
     })
     .from(t)
-    .where(and(eq(t.instanceId, instanceId), inArray(t.customerId, [...customerIds])))
+    .where(ofCustomers(instanceId, customerIds))
     .as('ranked');
   return db
     .select({ ...recordColumns, customerId: t.customerId })
     .from(ranked)
     .innerJoin(t, eq(t.id, ranked.id))
-    .innerJoin(addresses, eq(addresses.id, t.addressId))
+    .innerJoin(addresses, withAddress)
     .where(sql`${ranked.rank} <= ${limit}`)
-    .orderBy(desc(t.createdAt), desc(t.id))
+    .orderBy(...newestFirst)
     .all();
 };
 
@@ -244,11 +232,10 @@ export const countRequestsOfCustomers: Op<'countRequestsOfCustomers'> = async (
   customerIds,
 ) => {
   if (customerIds.length === 0) return new Map();
-  const t = availabilityRequests;
   const rows = db
     .select({ customerId: t.customerId, n: sql<number>`count(*)` })
     .from(t)
-    .where(and(eq(t.instanceId, instanceId), inArray(t.customerId, [...customerIds])))
+    .where(ofCustomers(instanceId, customerIds))
     .groupBy(t.customerId)
     .all();
   return new Map(rows.map((row) => [row.customerId ?? '', row.n]));
