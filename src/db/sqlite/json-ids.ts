@@ -1,4 +1,4 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 
 /**
@@ -7,4 +7,16 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
  */
 export function inJsonIds(column: SQLiteColumn, placeholder: string): SQL {
   return sql`${column} in (select value from json_each(${sql.placeholder(placeholder)}))`;
+}
+
+/**
+ * Rows of the instance (placeholder `instanceId`) whose `column` is one of a JSON array placeholder's ids
+ * ({@link inJsonIds}): a prepared batch read.
+ */
+export function ofInstanceIn(
+  table: { instanceId: SQLiteColumn },
+  column: SQLiteColumn,
+  placeholder: string,
+): SQL | undefined {
+  return and(eq(table.instanceId, sql.placeholder('instanceId')), inJsonIds(column, placeholder));
 }

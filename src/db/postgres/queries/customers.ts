@@ -5,6 +5,7 @@ import { newCustomerRows, newProjectRow } from '../../shared/customers.js';
 import type { Implementation } from '../../shared/implementation.js';
 import { bytewise } from '../bytewise.js';
 import type { PostgresDb } from '../client.js';
+import { ofInstanceIn } from '../id-arrays.js';
 import { listTotal } from '../list-totals.js';
 import { preparedQuery, preparedVariants } from '../prepared.js';
 import { prepareNumber } from '../prepared-rows.js';
@@ -171,12 +172,7 @@ const projectsOfCustomers = preparedQuery('projects_of_customers', (db, name) =>
   db
     .select()
     .from(projects)
-    .where(
-      and(
-        eq(projects.instanceId, sql.placeholder('instanceId')),
-        sql`${projects.customerId} = any(${sql.placeholder('customerIds')}::text[])`,
-      ),
-    )
+    .where(ofInstanceIn(projects, projects.customerId, 'customerIds'))
     .orderBy(...projectOrder)
     .prepare(name),
 );

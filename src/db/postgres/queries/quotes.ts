@@ -1,9 +1,10 @@
 /** The PostgreSQL store's quote operations, as `contract/quotes.ts` states them. */
 import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
-import type { NewQuoteLine, QuoteOperations, QuoteRecord } from '../../contract/index.js';
+import type { NewQuoteLine, QuoteOperations } from '../../contract/index.js';
 import type { Implementation } from '../../shared/implementation.js';
 import { newQuoteLineRow, newQuoteRow, quoteRecordsOf, quoteYear } from '../../shared/quotes.js';
 import type { PostgresDb } from '../client.js';
+import { ofInstanceIn } from '../id-arrays.js';
 import { listTotal } from '../list-totals.js';
 import { preparedQuery } from '../prepared.js';
 import { availabilityRequestProducts, customers, instances, quoteLines, quotes } from '../schema/index.js';
@@ -81,7 +82,7 @@ export const addQuoteLines: Op<'addQuoteLines'> = async (db, input) => {
 };
 
 export const findQuote: Op<'findQuote'> = async (db, instanceId, id) => {
-  const [record] = await quoteRecords(db, and(eq(quotes.instanceId, instanceId), eq(quotes.id, id)));
+  const [record] = await quoteRecords(db, and(eq(quotes.instanceId, instanceId), eq(quotes.id, id)), []);
   return record;
 };
 
@@ -94,13 +95,8 @@ const linesOfQuotes = preparedQuery('quote_lines_of_quotes', (db, name) =>
     .prepare(name),
 );
 
-/** The quotes `where` selects, in `order`, up to `limit`, as records (two reads). */
-async function quoteRecords(
-  db: PostgresDb,
-  where: SQL | undefined,
-  order: SQL[] = [asc(quotes.createdAt)],
-  limit?: number,
-): Promise<QuoteRecord[]> {
+/** The quotes `where` selects, in `order`, up to `limit`, as `QuoteRecord`s (two reads). */
+async function quoteRecords(db: PostgresDb, where: SQL | undefined, order: SQL[], limit?: number) {
   const heads = db
     .select({
       quote: quotes,
@@ -141,12 +137,7 @@ const requestProducts = preparedQuery('request_products_by_id', (db, name) =>
   db
     .select()
     .from(availabilityRequestProducts)
-    .where(
-      and(
-        eq(availabilityRequestProducts.instanceId, sql.placeholder('instanceId')),
-        sql`${availabilityRequestProducts.id} = any(${sql.placeholder('ids')}::text[])`,
-      ),
-    )
+    .where(ofInstanceIn(availabilityRequestProducts, availabilityRequestProducts.id, 'ids'))
     .prepare(name),
 );
 

@@ -5,7 +5,7 @@ import { newCustomerRows, newProjectRow } from '../../shared/customers.js';
 import type { Implementation } from '../../shared/implementation.js';
 import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
-import { inJsonIds } from '../json-ids.js';
+import { inJsonIds, ofInstanceIn } from '../json-ids.js';
 import { listTotal } from '../list-totals.js';
 import { preparedQuery, preparedVariants } from '../prepared.js';
 import { prepareNumber } from '../prepared-rows.js';
@@ -182,12 +182,7 @@ const projectsOfCustomers = preparedQuery((db) =>
   db
     .select()
     .from(projects)
-    .where(
-      and(
-        eq(projects.instanceId, sql.placeholder('instanceId')),
-        inJsonIds(projects.customerId, 'customerIds'),
-      ),
-    )
+    .where(ofInstanceIn(projects, projects.customerId, 'customerIds'))
     .orderBy(asc(projects.createdAt), asc(projects.id))
     .prepare(),
 );

@@ -1,11 +1,11 @@
 /** The SQLite store's quote operations, as `contract/quotes.ts` states them. */
 import { and, asc, desc, eq, lt, or, type SQL, sql } from 'drizzle-orm';
-import type { NewQuoteLine, QuoteOperations, QuoteRecord } from '../../contract/index.js';
+import type { NewQuoteLine, QuoteOperations } from '../../contract/index.js';
 import type { Implementation } from '../../shared/implementation.js';
 import { newQuoteLineRow, newQuoteRow, quoteRecordsOf, quoteYear } from '../../shared/quotes.js';
 import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
-import { inJsonIds } from '../json-ids.js';
+import { inJsonIds, ofInstanceIn } from '../json-ids.js';
 import { listTotal } from '../list-totals.js';
 import { preparedQuery } from '../prepared.js';
 import { availabilityRequestProducts, customers, instances, quoteLines, quotes } from '../schema/index.js';
@@ -74,7 +74,7 @@ export const addQuoteLines: Op<'addQuoteLines'> = async (db, input) => {
 };
 
 export const findQuote: Op<'findQuote'> = async (db, instanceId, id) => {
-  const [record] = await quoteRecords(db, and(eq(quotes.instanceId, instanceId), eq(quotes.id, id)));
+  const [record] = await quoteRecords(db, and(eq(quotes.instanceId, instanceId), eq(quotes.id, id)), []);
   return record;
 };
 
@@ -94,13 +94,8 @@ const linesOfQuotes = preparedQuery((db) =>
     .prepare(),
 );
 
-/** The quotes `where` selects, in `order`, up to `limit`, as records (two reads). */
-async function quoteRecords(
-  db: SqliteDb,
-  where: SQL | undefined,
-  order: SQL[] = [asc(quotes.createdAt)],
-  limit?: number,
-): Promise<QuoteRecord[]> {
+/** The quotes `where` selects, in `order`, up to `limit`, as `QuoteRecord`s (two reads). */
+async function quoteRecords(db: SqliteDb, where: SQL | undefined, order: SQL[], limit?: number) {
   const heads = db
     .select(headColumns)
     .from(quotes)
@@ -136,12 +131,7 @@ const requestProducts = preparedQuery((db) =>
   db
     .select()
     .from(availabilityRequestProducts)
-    .where(
-      and(
-        eq(availabilityRequestProducts.instanceId, sql.placeholder('instanceId')),
-        inJsonIds(availabilityRequestProducts.id, 'ids'),
-      ),
-    )
+    .where(ofInstanceIn(availabilityRequestProducts, availabilityRequestProducts.id, 'ids'))
     .prepare(),
 );
 
