@@ -5,6 +5,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const storeless = [
   'test/config.test.ts',
   'test/ids.test.ts',
+  'test/imports.test.ts',
   'test/geo/**',
   'test/bench/stats.test.ts',
   'test/bench/process.test.ts',

@@ -1,12 +1,13 @@
 import type pg from 'pg';
 import { AppError } from '../errors.js';
 import type { StoreOperations } from './contract/index.js';
-import type { Operation } from './contract/operation.js';
 import type { PostgresDb } from './postgres/client.js';
 import type { SqliteDb } from './sqlite/client.js';
 
 export type { StoreOperations } from './contract/index.js';
-export type { Operation } from './contract/operation.js';
+
+/** A dialect's query function without its first parameter (the connection): what `bindOperations` makes of it. */
+export type Operation<F> = F extends (db: never, ...args: infer A) => infer R ? (...args: A) => R : never;
 
 /**
  * The connection behind a store, for the few callers inside `src/db` and the tests that need the dialect's

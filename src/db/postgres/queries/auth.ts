@@ -1,14 +1,9 @@
 /** The PostgreSQL store's auth operations, as `contract/tenancy.ts` states them. */
 import { and, eq, gt, isNull, type SQLWrapper, sql } from 'drizzle-orm';
-import type { TenancyOperations } from '../../contract/index.js';
-import type { Implementation } from '../../shared/implementation.js';
 import { toApplicationCredentials, tokenPairRows, toLiveToken } from '../../shared/tenancy.js';
-import type { PostgresDb } from '../client.js';
+import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
 import { applications, authTokens, users } from '../schema/index.js';
-
-/** An operation of `TenancyOperations`, on PostgreSQL. */
-type Op<K extends keyof TenancyOperations> = Implementation<PostgresDb, TenancyOperations[K]>;
 
 /** A token neither revoked nor expired at `now` (a time, or a placeholder for one). */
 const isLive = (now: Date | SQLWrapper) => and(isNull(authTokens.revokedAt), gt(authTokens.expiresAt, now));

@@ -5,19 +5,14 @@
  * (`bytewise`), as the contract's order asks.
  */
 import { and, asc, desc, eq, gte, inArray, sql } from 'drizzle-orm';
-import type { AvailabilityOperations } from '../../contract/index.js';
 import { exceededLimit, newRequestRecords } from '../../shared/availability.js';
-import type { Implementation } from '../../shared/implementation.js';
 import { bulkInsert, oneStatement } from '../bulk-insert.js';
 import { bytewise } from '../bytewise.js';
-import type { PostgresDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
+import type { Op } from '../operation.js';
 import { preparedQuery, preparedVariants } from '../prepared.js';
 import { prepareRequestRecords, recordColumns, withAddress } from '../request-records.js';
 import { addresses, availabilityRequests, customers, gatheringTasks } from '../schema/index.js';
-
-/** An operation of `AvailabilityOperations`, on PostgreSQL. */
-type Op<K extends keyof AvailabilityOperations> = Implementation<PostgresDb, AvailabilityOperations[K]>;
 
 const insertAddressRows = bulkInsert(addresses);
 const insertRequestRows = bulkInsert(availabilityRequests);

@@ -5,12 +5,11 @@
  */
 import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import type { CatalogOperations } from '../../contract/index.js';
 import { catalogImportRows, chunks, newSourceRow } from '../../shared/catalog.js';
-import type { Implementation } from '../../shared/implementation.js';
 import { valueSetsCache } from '../../shared/value-sets.js';
 import { bytewise } from '../bytewise.js';
 import type { PostgresDb } from '../client.js';
+import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
 import {
   catalogAreaCities,
@@ -19,9 +18,6 @@ import {
   catalogOffers,
   sources,
 } from '../schema/index.js';
-
-/** An operation of `CatalogOperations`, on PostgreSQL. */
-type Op<K extends keyof CatalogOperations> = Implementation<PostgresDb, CatalogOperations[K]>;
 
 /**
  * Multi-row inserts (`chunks`) in one transaction. A concurrent import of the same keys waits for the

@@ -3,18 +3,14 @@
  * (src/db/contract/gathering.ts).
  */
 import { asc, eq, sql } from 'drizzle-orm';
-import type { ChangedRequest, GatheringOperations } from '../../contract/index.js';
+import type { ChangedRequest } from '../../contract/index.js';
 import { leaseExpired } from '../../shared/gathering.js';
-import type { Implementation } from '../../shared/implementation.js';
-import type { PostgresDb } from '../client.js';
+import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
 import { pricingRulesOf } from '../pricing-rules.js';
 import { canonicalFilters } from '../request-records.js';
 import { addresses, availabilityRequests, gatheringTasks, pricePlans, sources } from '../schema/index.js';
 import { FINISHED_SOURCES_CTES } from './finished-sources.js';
-
-/** An operation of `GatheringOperations`, on PostgreSQL. */
-type Op<K extends keyof GatheringOperations> = Implementation<PostgresDb, GatheringOperations[K]>;
 
 /** `text` as an SQL string literal, for the constant text of a statement. */
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;

@@ -6,17 +6,12 @@ import { newId } from '../../../ids.js';
 import type {
   CompletedRequest,
   GatheredProduct,
-  GatheringOperations,
   RequestProgress,
   TaskCompletion,
 } from '../../contract/index.js';
 import { completeOne } from '../../shared/gathering.js';
-import type { Implementation } from '../../shared/implementation.js';
-import type { PostgresDb } from '../client.js';
+import type { Op } from '../operation.js';
 import { FINISHED_SOURCES_CTES } from './finished-sources.js';
-
-/** An operation of `GatheringOperations`, on PostgreSQL. */
-type Op<K extends keyof GatheringOperations> = Implementation<PostgresDb, GatheringOperations[K]>;
 
 /**
  * A completion batch as one statement (`completeTasks`), run as a named prepared statement without

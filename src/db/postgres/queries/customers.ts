@@ -1,18 +1,14 @@
 /** The PostgreSQL store's customer and project operations, as `contract/customers.ts` states them. */
 import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import type { CustomerOperations } from '../../contract/index.js';
 import { newCustomerRows, newProjectRow } from '../../shared/customers.js';
-import type { Implementation } from '../../shared/implementation.js';
 import { bytewise } from '../bytewise.js';
 import type { PostgresDb } from '../client.js';
 import { ofInstanceIn } from '../id-arrays.js';
 import { listTotal } from '../list-totals.js';
+import type { Op } from '../operation.js';
 import { preparedQuery, preparedVariants } from '../prepared.js';
 import { prepareNumber } from '../prepared-rows.js';
 import { customerFinancialDetails, customers, pricePlans, projects, users } from '../schema/index.js';
-
-/** An operation of `CustomerOperations`, on PostgreSQL. */
-type Op<K extends keyof CustomerOperations> = Implementation<PostgresDb, CustomerOperations[K]>;
 
 /**
  * The highest sequence is read after taking a transaction-level advisory lock on the instance

@@ -4,15 +4,11 @@
  * keep concurrent workers safe.
  */
 import { and, asc, eq, inArray, min, sql } from 'drizzle-orm';
-import type { GatheringOperations } from '../../contract/index.js';
 import { failedAttemptChanges } from '../../shared/gathering.js';
-import type { Implementation } from '../../shared/implementation.js';
 import type { PostgresDb } from '../client.js';
+import type { Op } from '../operation.js';
 import { gatheringTasks } from '../schema/index.js';
 import { FINISHED_SOURCES_CTES } from './finished-sources.js';
-
-/** An operation of `GatheringOperations`, on PostgreSQL. */
-type Op<K extends keyof GatheringOperations> = Implementation<PostgresDb, GatheringOperations[K]>;
 
 /** A transaction of {@link PostgresDb}. */
 type Tx = Parameters<Parameters<PostgresDb['transaction']>[0]>[0];

@@ -1,15 +1,12 @@
 /** The PostgreSQL store's price-plan operations, as `contract/customers.ts` states them. */
 import { and, asc, desc, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
-import type { CustomerOperations, PricePlanRow, PricePlanWithRules } from '../../contract/index.js';
+import type { PricePlanRow, PricePlanWithRules } from '../../contract/index.js';
 import { newPricePlans, plansWithRules, pricePlanRows } from '../../shared/customers.js';
-import type { Implementation } from '../../shared/implementation.js';
 import type { PostgresDb } from '../client.js';
+import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
 import { pricingRulesOf } from '../pricing-rules.js';
 import { customers, pricePlanRules, pricePlans } from '../schema/index.js';
-
-/** An operation of `CustomerOperations`, on PostgreSQL. */
-type Op<K extends keyof CustomerOperations> = Implementation<PostgresDb, CustomerOperations[K]>;
 
 /**
  * One multi-row insert per table. A batch with a default plan first takes the transaction-level advisory

@@ -1,16 +1,13 @@
 /** The PostgreSQL store's quote operations, as `contract/quotes.ts` states them. */
 import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
-import type { NewQuoteLine, QuoteOperations } from '../../contract/index.js';
-import type { Implementation } from '../../shared/implementation.js';
+import type { NewQuoteLine } from '../../contract/index.js';
 import { newQuoteLineRow, newQuoteRow, quoteRecordsOf, quoteYear } from '../../shared/quotes.js';
 import type { PostgresDb } from '../client.js';
 import { ofInstanceIn } from '../id-arrays.js';
 import { listTotal } from '../list-totals.js';
+import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
 import { availabilityRequestProducts, customers, instances, quoteLines, quotes } from '../schema/index.js';
-
-/** An operation of `QuoteOperations`, on PostgreSQL. */
-type Op<K extends keyof QuoteOperations> = Implementation<PostgresDb, QuoteOperations[K]>;
 
 type Tx = Parameters<Parameters<PostgresDb['transaction']>[0]>[0];
 

@@ -3,16 +3,11 @@
  * `AvailabilityOperations` (src/db/contract/availability.ts). Text sorts bytewise (`bytewise`).
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { AvailabilityOperations } from '../../contract/index.js';
 import { sourceOutcomeTaskKeys } from '../../shared/availability.js';
-import type { Implementation } from '../../shared/implementation.js';
 import { pickColumns } from '../../shared/row-mapping.js';
 import { bytewise } from '../bytewise.js';
-import type { PostgresDb } from '../client.js';
+import type { Op } from '../operation.js';
 import { availabilityRequestProducts, gatheringTasks, sources } from '../schema/index.js';
-
-/** An operation of `AvailabilityOperations`, on PostgreSQL. */
-type Op<K extends keyof AvailabilityOperations> = Implementation<PostgresDb, AvailabilityOperations[K]>;
 
 export const listSourceOutcomes: Op<'listSourceOutcomes'> = async (db, instanceId, requestIds) => {
   if (requestIds.length === 0) return [];

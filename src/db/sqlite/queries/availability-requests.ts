@@ -4,19 +4,14 @@
  * handle with generated row mappers (`prepareRequestRecords`); a `LIMIT` is a `boundLimit`.
  */
 import { and, asc, desc, eq, gt, gte, inArray, lt, or, sql } from 'drizzle-orm';
-import type { AvailabilityOperations } from '../../contract/index.js';
 import { exceededLimit, newRequestRecords } from '../../shared/availability.js';
-import type { Implementation } from '../../shared/implementation.js';
 import { boundLimit } from '../bound-limit.js';
-import type { SqliteDb } from '../client.js';
 import { listTotal } from '../list-totals.js';
+import type { Op } from '../operation.js';
 import { preparedQuery, preparedRowInsert, preparedVariants } from '../prepared.js';
 import { prepareNumber } from '../prepared-rows.js';
 import { prepareRequestRecords, recordColumns, withAddress } from '../request-records.js';
 import { addresses, availabilityRequests, gatheringTasks } from '../schema/index.js';
-
-/** An operation of `AvailabilityOperations`, on SQLite. */
-type Op<K extends keyof AvailabilityOperations> = Implementation<SqliteDb, AvailabilityOperations[K]>;
 
 const addressInsert = preparedRowInsert(addresses);
 const requestInsert = preparedRowInsert(availabilityRequests);

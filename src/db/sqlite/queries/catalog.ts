@@ -5,12 +5,11 @@
  */
 import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import type { CatalogOperations } from '../../contract/index.js';
 import { catalogImportRows, chunks, newSourceRow } from '../../shared/catalog.js';
-import type { Implementation } from '../../shared/implementation.js';
 import { valueSetsCache } from '../../shared/value-sets.js';
 import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
+import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
 import {
   catalogAreaCities,
@@ -19,9 +18,6 @@ import {
   catalogOffers,
   sources,
 } from '../schema/index.js';
-
-/** An operation of `CatalogOperations`, on SQLite. */
-type Op<K extends keyof CatalogOperations> = Implementation<SqliteDb, CatalogOperations[K]>;
 
 /** Multi-row inserts (`chunks`): one statement per chunk instead of one per row. */
 export const importCatalog: Op<'importCatalog'> = async (db, instanceId, catalog, now) => {

@@ -4,18 +4,14 @@
  */
 import { and, eq, lte, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import type { ChangedRequest, ClaimedTask, GatheringOperations, PricingPlan } from '../../contract/index.js';
+import type { ChangedRequest, ClaimedTask, PricingPlan } from '../../contract/index.js';
 import { leaseExpired } from '../../shared/gathering.js';
-import type { Implementation } from '../../shared/implementation.js';
 import { boundLimit } from '../bound-limit.js';
-import type { SqliteDb } from '../client.js';
+import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
 import { addresses, availabilityRequests, gatheringTasks, sources } from '../schema/index.js';
 import { finishSource } from './finished-sources.js';
 import { loadPricingPlan } from './price-plans.js';
-
-/** An operation of `GatheringOperations`, on SQLite. */
-type Op<K extends keyof GatheringOperations> = Implementation<SqliteDb, GatheringOperations[K]>;
 
 /**
  * One write transaction (`BEGIN IMMEDIATE`): SQLite's one writer at a time keeps two claimers from leasing

@@ -4,16 +4,12 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { newId } from '../../../ids.js';
-import type { GatheringOperations, RequestProgress } from '../../contract/index.js';
+import type { RequestProgress } from '../../contract/index.js';
 import { completeOne } from '../../shared/gathering.js';
-import type { Implementation } from '../../shared/implementation.js';
-import type { SqliteDb } from '../client.js';
+import type { Op } from '../operation.js';
 import { preparedQuery, preparedRowInsert } from '../prepared.js';
 import { availabilityRequestProducts, availabilityRequests, gatheringTasks } from '../schema/index.js';
 import { finishSource } from './finished-sources.js';
-
-/** An operation of `GatheringOperations`, on SQLite. */
-type Op<K extends keyof GatheringOperations> = Implementation<SqliteDb, GatheringOperations[K]>;
 
 export const completeTask: Op<'completeTask'> = async (db, completion) =>
   completeOne((completions) => completeTasks(db, completions), completion);

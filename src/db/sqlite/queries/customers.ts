@@ -1,18 +1,14 @@
 /** The SQLite store's customer and project operations, as `contract/customers.ts` states them. */
 import { and, asc, eq, gt, or, sql } from 'drizzle-orm';
-import type { CustomerOperations } from '../../contract/index.js';
 import { newCustomerRows, newProjectRow } from '../../shared/customers.js';
-import type { Implementation } from '../../shared/implementation.js';
 import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
 import { inJsonIds, ofInstanceIn } from '../json-ids.js';
 import { listTotal } from '../list-totals.js';
+import type { Op } from '../operation.js';
 import { preparedQuery, preparedVariants } from '../prepared.js';
 import { prepareNumber } from '../prepared-rows.js';
 import { customerFinancialDetails, customers, pricePlans, projects, users } from '../schema/index.js';
-
-/** An operation of `CustomerOperations`, on SQLite. */
-type Op<K extends keyof CustomerOperations> = Implementation<SqliteDb, CustomerOperations[K]>;
 
 /**
  * One `BEGIN IMMEDIATE` transaction: the highest sequence is read under the write lock, so concurrent

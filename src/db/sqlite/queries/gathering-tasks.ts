@@ -4,16 +4,11 @@
  * transactions (`BEGIN IMMEDIATE`): SQLite's one writer at a time is the whole of the locking.
  */
 import { and, eq, sql } from 'drizzle-orm';
-import type { GatheringOperations } from '../../contract/index.js';
 import { failedAttemptChanges } from '../../shared/gathering.js';
-import type { Implementation } from '../../shared/implementation.js';
-import type { SqliteDb } from '../client.js';
+import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
 import { gatheringTasks } from '../schema/index.js';
 import { finishSource } from './finished-sources.js';
-
-/** An operation of `GatheringOperations`, on SQLite. */
-type Op<K extends keyof GatheringOperations> = Implementation<SqliteDb, GatheringOperations[K]>;
 
 /** Lease fence: the task is still running and still leased to `owner`. */
 function heldBy(taskId: number, owner: string) {

@@ -1,13 +1,9 @@
 /** The SQLite store's idempotency-key operations, as `contract/idempotency.ts` states them. */
 import { and, eq, lte } from 'drizzle-orm';
-import type { IdempotencyKeyRef, IdempotencyOperations } from '../../contract/index.js';
+import type { IdempotencyKeyRef } from '../../contract/index.js';
 import { claimedKeyRow, claimOfHeldKey } from '../../shared/idempotency.js';
-import type { Implementation } from '../../shared/implementation.js';
-import type { SqliteDb } from '../client.js';
+import type { Op } from '../operation.js';
 import { idempotencyKeys } from '../schema/index.js';
-
-/** An operation of `IdempotencyOperations`, on SQLite. */
-type Op<K extends keyof IdempotencyOperations> = Implementation<SqliteDb, IdempotencyOperations[K]>;
 
 const keyOf = (ref: IdempotencyKeyRef) =>
   and(eq(idempotencyKeys.instanceId, ref.instanceId), eq(idempotencyKeys.key, ref.key));

@@ -3,14 +3,9 @@
  * documented in `CatalogOperations` (src/db/contract/catalog.ts).
  */
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import type { CatalogOperations } from '../../contract/index.js';
 import { newInstanceProductRows } from '../../shared/catalog.js';
-import type { Implementation } from '../../shared/implementation.js';
-import type { SqliteDb } from '../client.js';
+import type { Op } from '../operation.js';
 import { instanceProducts } from '../schema/index.js';
-
-/** An operation of `CatalogOperations`, on SQLite. */
-type Op<K extends keyof CatalogOperations> = Implementation<SqliteDb, CatalogOperations[K]>;
 
 const ofInstance = (instanceId: string) => eq(instanceProducts.instanceId, instanceId);
 

@@ -1,14 +1,11 @@
 /** The SQLite store's price-plan operations, as `contract/customers.ts` states them. */
 import { and, asc, desc, eq, getTableColumns, sql } from 'drizzle-orm';
-import type { CustomerOperations, PricePlanRow, PricePlanWithRules } from '../../contract/index.js';
+import type { PricePlanRow, PricePlanWithRules } from '../../contract/index.js';
 import { newPricePlans, pricePlanRows } from '../../shared/customers.js';
-import type { Implementation } from '../../shared/implementation.js';
 import type { SqliteDb } from '../client.js';
+import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
 import { customers, pricePlanRules, pricePlans } from '../schema/index.js';
-
-/** An operation of `CustomerOperations`, on SQLite. */
-type Op<K extends keyof CustomerOperations> = Implementation<SqliteDb, CustomerOperations[K]>;
 
 /**
  * Plan by plan in one `BEGIN IMMEDIATE` transaction: each default clears the one before it, so of several

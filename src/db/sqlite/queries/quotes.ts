@@ -1,17 +1,14 @@
 /** The SQLite store's quote operations, as `contract/quotes.ts` states them. */
 import { and, asc, desc, eq, lt, or, type SQL, sql } from 'drizzle-orm';
-import type { NewQuoteLine, QuoteOperations } from '../../contract/index.js';
-import type { Implementation } from '../../shared/implementation.js';
+import type { NewQuoteLine } from '../../contract/index.js';
 import { newQuoteLineRow, newQuoteRow, quoteRecordsOf, quoteYear } from '../../shared/quotes.js';
 import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
 import { inJsonIds, ofInstanceIn } from '../json-ids.js';
 import { listTotal } from '../list-totals.js';
+import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
 import { availabilityRequestProducts, customers, instances, quoteLines, quotes } from '../schema/index.js';
-
-/** An operation of `QuoteOperations`, on SQLite. */
-type Op<K extends keyof QuoteOperations> = Implementation<SqliteDb, QuoteOperations[K]>;
 
 type Tx = Parameters<Parameters<SqliteDb['transaction']>[0]>[0];
 

@@ -3,15 +3,10 @@
  * `AvailabilityOperations` (src/db/contract/availability.ts).
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { AvailabilityOperations } from '../../contract/index.js';
 import { sourceOutcomeTaskKeys } from '../../shared/availability.js';
-import type { Implementation } from '../../shared/implementation.js';
 import { pickColumns } from '../../shared/row-mapping.js';
-import type { SqliteDb } from '../client.js';
+import type { Op } from '../operation.js';
 import { availabilityRequestProducts, gatheringTasks, sources } from '../schema/index.js';
-
-/** An operation of `AvailabilityOperations`, on SQLite. */
-type Op<K extends keyof AvailabilityOperations> = Implementation<SqliteDb, AvailabilityOperations[K]>;
 
 export const listSourceOutcomes: Op<'listSourceOutcomes'> = async (db, instanceId, requestIds) => {
   if (requestIds.length === 0) return [];

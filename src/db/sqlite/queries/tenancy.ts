@@ -1,13 +1,8 @@
 /** The SQLite store's tenancy operations, as `contract/tenancy.ts` states them. */
 import { eq, or } from 'drizzle-orm';
-import type { TenancyOperations } from '../../contract/index.js';
-import type { Implementation } from '../../shared/implementation.js';
 import { newApplicationRows, newInstanceRow } from '../../shared/tenancy.js';
-import type { SqliteDb } from '../client.js';
+import type { Op } from '../operation.js';
 import { applications, instances, serviceSettings, users } from '../schema/index.js';
-
-/** An operation of `TenancyOperations`, on SQLite. */
-type Op<K extends keyof TenancyOperations> = Implementation<SqliteDb, TenancyOperations[K]>;
 
 export const insertInstance: Op<'insertInstance'> = async (db, input) => {
   const row = newInstanceRow(input);
