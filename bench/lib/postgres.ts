@@ -9,27 +9,14 @@ import { createServices } from '../../src/server/services.js';
 import { startPostgresCluster } from '../../test/helpers/postgres-server.js';
 import { repositoryRoot } from './process.js';
 import { copyDataset, seedHash } from './seed.js';
-import type { Dataset } from './types.js';
+import type { Dataset, PostgresCopy, PostgresDataset } from './types.js';
+
+export type { PostgresCopy, PostgresDataset } from './types.js';
 
 /*
  * The PostgreSQL side of the benchmark (issue 16): a server, the seeded data set copied into it once per
  * run, and a private database per measured server, each created from that copy.
  */
-
-/** A database on the bench's PostgreSQL server that one server may write to; `remove()` drops it. */
-export interface PostgresCopy {
-  url: string;
-  remove(): Promise<void>;
-}
-
-/** The seeded data set in PostgreSQL: `copy()` gives a private database with the same rows. */
-export interface PostgresDataset {
-  /** What the server is, for the report (version and where it came from). */
-  description: string;
-  copy(): Promise<PostgresCopy>;
-  /** Drops the seed database and stops a server this run started. */
-  stop(): Promise<void>;
-}
 
 /** Where the bench's own cluster is kept between runs (when `BENCH_POSTGRES_URL` is not set). */
 const cacheDirectory = join(repositoryRoot, 'bench/.cache/postgres');

@@ -1,5 +1,3 @@
-import type { PostgresDataset } from './postgres.js';
-
 /**
  * Shapes shared by the benchmark harness (`npm run bench`), its scenarios and its report.
  *
@@ -125,4 +123,19 @@ export interface Goal {
   atLeast?: number;
   /** The metric must be ≤ this; a latency target such as "p99 < 50 ms" is written `atMost: 50`. */
   atMost?: number;
+}
+
+/** A database on the bench's PostgreSQL server that one server may write to; `remove()` drops it. */
+export interface PostgresCopy {
+  url: string;
+  remove(): Promise<void>;
+}
+
+/** The seeded data set in PostgreSQL: `copy()` gives a private database with the same rows. */
+export interface PostgresDataset {
+  /** What the server is, for the report (version and where it came from). */
+  description: string;
+  copy(): Promise<PostgresCopy>;
+  /** Drops the seed database and stops a server this run started. */
+  stop(): Promise<void>;
 }

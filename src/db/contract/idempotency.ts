@@ -22,7 +22,7 @@ export interface IdempotencyKeyRef {
 
 /** Input of `claimIdempotencyKey`. */
 export interface IdempotencyKeyClaim extends IdempotencyKeyRef {
-  /** SHA-256 of method, path and body: the same key with another request is refused. */
+  /** The request's fingerprint (`idempotencyFingerprint`, src/http/idempotency.ts): the same key with another request is refused. */
   requestHash: string;
   now: Date;
   /** How long the key is remembered from `now`, in milliseconds. */
