@@ -1,19 +1,11 @@
-import type { AddressRow, AvailabilityRequestRow, SourceRow, SourceType } from '../../db/rows.js';
+import type { AddressRow, AvailabilityRequestRow, OfferTerms, SourceRow, SourceType } from '../../db/rows.js';
 
 /**
- * One offer a source returns: bandwidth in kbps, contract term in months, purchase prices in minor
- * currency units (cents).
+ * One offer a source returns: its network and the terms the store keeps for it (`OfferTerms`: bandwidth in
+ * kbps, contract term in months, purchase prices in minor currency units).
  */
-export interface SourceOffer {
+export interface SourceOffer extends OfferTerms {
   network: string;
-  technologyType: string;
-  connectionType: string;
-  downloadKbps: number;
-  uploadKbps: number;
-  contractTermMonths: number;
-  purchaseMrcMinor: number;
-  purchaseNrcMinor: number;
-  currency: string;
 }
 
 /** What a source is asked: the request's normalised address and filters. */
