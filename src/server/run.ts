@@ -33,10 +33,6 @@ export async function runService(role: AppRole): Promise<void> {
       );
     }
   }
-  logger.info(
-    { url: app.url, database: redactedUrl(config.DATABASE_URL), role, redis: config.REDIS_URL !== undefined },
-    role === 'api' ? 'connectivity gateway listening' : 'gathering worker running; probes listening',
-  );
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
     app.stop().then(
@@ -49,6 +45,11 @@ export async function runService(role: AppRole): Promise<void> {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+  // Only now: whoever waits for this line may signal at once, and must find the handlers in place.
+  logger.info(
+    { url: app.url, database: redactedUrl(config.DATABASE_URL), role, redis: config.REDIS_URL !== undefined },
+    role === 'api' ? 'connectivity gateway listening' : 'gathering worker running; probes listening',
+  );
 }
 
 /** A database URL without its password, for the start-up log line. */
