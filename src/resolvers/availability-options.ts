@@ -1,17 +1,13 @@
 import { z } from 'zod';
 import type { Context } from '../context.js';
-import type { SourceRow } from '../db/rows.js';
+import type { CatalogValueSets, SourceRow } from '../db/rows.js';
 import { addressFieldDescriptors, type FieldDescriptor, isCountryCode } from '../geo/index.js';
 import { requireViewer } from './authentication.js';
 import { parseInput } from './validation.js';
 
-/** The filter values offered in a country (bandwidths in kbps, contract terms in months). */
-export interface FilterValueSets {
-  readonly technologyTypes: readonly string[];
-  readonly connectionTypes: readonly string[];
+/** The filter values offered in a country: the catalogue's value sets and its sources' networks. */
+export interface FilterValueSets extends CatalogValueSets {
   readonly networks: readonly string[];
-  readonly bandwidths: readonly { readonly download: number; readonly upload: number }[];
-  readonly contractTerms: readonly number[];
 }
 
 /** What the options endpoint publishes for one country (contract, "GET /availability-requests/options"). */
