@@ -66,3 +66,23 @@ export type QuoteLineKind = (typeof quoteLineKinds)[number];
  */
 export const countedLists = ['availability_requests', 'customers', 'quotes'] as const;
 export type CountedList = (typeof countedLists)[number];
+
+/**
+ * The topics of the events the store writes with the changes they report (the transactional outbox,
+ * `outbox_events`): each names what changed; the relay publishes them on the event bus under that topic.
+ */
+export const eventTopics = ['availabilityRequest:changed'] as const;
+export type EventTopic = (typeof eventTopics)[number];
+
+/**
+ * What an `availabilityRequest:changed` event stores: whether the request was created or updated, and its
+ * progress as the same transaction committed it. The rest of what a subscriber is shown of a request never
+ * changes after it is created, so this and the request's row are its state at that commit.
+ */
+export interface StoredRequestChange {
+  kind: 'created' | 'updated';
+  status: AvailabilityRequestStatus;
+  sourcesFinished: number;
+  /** The request's `updatedAt`, in milliseconds since the epoch (UTC). */
+  updatedAtMs: number;
+}

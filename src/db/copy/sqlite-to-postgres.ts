@@ -46,6 +46,9 @@ export const copiedTables: readonly { sqlite: SQLiteTable; postgres: PgTable }[]
   { sqlite: sqliteSchema.quotes, postgres: postgresSchema.quotes },
   { sqlite: sqliteSchema.quoteLines, postgres: postgresSchema.quoteLines },
   { sqlite: sqliteSchema.idempotencyKeys, postgres: postgresSchema.idempotencyKeys },
+  // Events not relayed yet: the PostgreSQL deployment relays them once it starts.
+  { sqlite: sqliteSchema.outboxEvents, postgres: postgresSchema.outboxEvents },
+  { sqlite: sqliteSchema.relayLeases, postgres: postgresSchema.relayLeases },
 ];
 
 /** What was copied of one table: its rows and their checksum, equal on both sides. */

@@ -51,6 +51,8 @@ export const applications = pgTable(
     name: text().notNull(),
     clientId: text().notNull(),
     clientSecretHash: text().notNull(),
+    /** Set while an operator has disabled the application: none of its tokens is accepted, none is issued. */
+    disabledAt: instant(),
     ...timestamps,
   },
   (t) => [uniqueIndex('applications_client_id_unique').on(t.clientId)],

@@ -5,3 +5,4 @@ export * from './idempotency.js';
 export * from './list-totals.js';
 export * from './quotes.js';
 export * from './tenancy.js';
+export * from './outbox.js';

@@ -52,6 +52,8 @@ export const applications = sqliteTable(
     name: text().notNull(),
     clientId: text().notNull(),
     clientSecretHash: text().notNull(),
+    /** Set while an operator has disabled the application: none of its tokens is accepted, none is issued. */
+    disabledAt: integer({ mode: 'timestamp_ms' }),
     ...timestamps,
   },
   (t) => [uniqueIndex('applications_client_id_unique').on(t.clientId)],

@@ -1,0 +1,31 @@
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import type { EventTopic, StoredRequestChange } from '../../values.js';
+import { instances } from './tenancy.js';
+
+/**
+ * Events written in the transaction of the change they report (the transactional outbox, issue 34), until
+ * the relay has published them. `AUTOINCREMENT`, so an id is never used twice, also once every row was
+ * relayed and deleted.
+ */
+export const outboxEvents = sqliteTable('outbox_events', {
+  id: integer().primaryKey({ autoIncrement: true }),
+  instanceId: text()
+    .notNull()
+    .references(() => instances.id),
+  topic: text({ enum: ['availabilityRequest:changed'] })
+    .$type<EventTopic>()
+    .notNull(),
+  /** What the event is about (a request id). */
+  subjectId: text().notNull(),
+  /** Where the subject's state stands; grows with every change of it, so a repeat is recognised. */
+  version: integer().notNull(),
+  payload: text({ mode: 'json' }).$type<StoredRequestChange>().notNull(),
+  createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
+});
+
+/** Who relays the outbox now, until when: one relay at a time over every process of a deployment. */
+export const relayLeases = sqliteTable('relay_leases', {
+  name: text().primaryKey(),
+  owner: text().notNull(),
+  expiresAt: integer({ mode: 'timestamp_ms' }).notNull(),
+});
