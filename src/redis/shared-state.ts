@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
+import { type BroadcastCodec, RedisBroadcast } from './broadcast.js';
 import { closeRedis, openRedis } from './connection.js';
 import { type EventProgress, RedisEventHistory } from './event-history.js';
 import { RedisEventTarget } from './event-target.js';
@@ -18,6 +19,11 @@ export interface RedisSharedState {
   sonataNotifications: RedisSonataNotifications;
   /** The connection for commands (rate-limit counters, publishing); not in subscriber mode. */
   commands: Redis;
+  /**
+   * A further channel every process hears (`<prefix><name>`), on these connections; await its `ready`
+   * before relying on it. At most once, like every pub/sub channel (see {@link RedisBroadcast}).
+   */
+  broadcast<T>(name: string, codec: BroadcastCodec<T>, what: string): RedisBroadcast<T>;
   /** Closes both connections. */
   close(): Promise<void>;
 }
@@ -74,5 +80,7 @@ export async function openRedisSharedState(
   } finally {
     clearTimeout(timer);
   }
-  return { events, history, wakeups, sonataNotifications, commands, close };
+  const broadcast = <T>(name: string, codec: BroadcastCodec<T>, what: string) =>
+    new RedisBroadcast<T>(commands, subscriber, `${prefix}${name}`, codec, what, log);
+  return { events, history, wakeups, sonataNotifications, commands, broadcast, close };
 }
