@@ -1,3 +1,4 @@
+import type { Revocations } from './auth/revocations.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Store } from './db/store.js';
@@ -11,11 +12,15 @@ import type { RedisSharedState } from './redis/shared-state.js';
 export const roles = ['instance_admin', 'connectivity_check'] as const;
 export type Role = (typeof roles)[number];
 
-/** The authenticated caller: one user of one instance. */
+/** The authenticated caller: one user of one instance, by one auth token of one application. */
 export interface Viewer {
   instanceId: string;
   userId: string;
   roles: readonly Role[];
+  /** The id (`tok_…`) of the auth token the caller presented: what revoking it, or an `sse_jwt`'s `sid`, names. */
+  tokenId: string;
+  /** The application (`app_…`) the token was issued to. */
+  applicationId: string;
 }
 
 /** Long-lived services shared by every request, the worker and the CLI. */
@@ -38,6 +43,11 @@ export interface Services {
   wakeGathering(): void;
   /** What instances share through Redis (`REDIS_URL`), or null in the embedded default. */
   redis: RedisSharedState | null;
+  /**
+   * Revoked tokens and disabled applications, as this process hears of them (through Redis from every
+   * process in the shared mode), and the open sessions they end (`src/auth/revocations.ts`).
+   */
+  revocations: Revocations;
 }
 
 /**
@@ -69,6 +79,7 @@ export function createContext(services: Services, viewer: Viewer | null): Contex
     signingKey: services.signingKey,
     wakeGathering: services.wakeGathering,
     redis: services.redis,
+    revocations: services.revocations,
     viewer,
   };
 }

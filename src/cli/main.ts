@@ -1,7 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { ZodError } from 'zod';
 import { ConfigError, loadConfig } from '../config.js';
-import type { PricePlanWithRules, SourceRow } from '../db/rows.js';
+import type { Services } from '../context.js';
+import type { ApplicationRow, PricePlanWithRules, SourceRow } from '../db/rows.js';
 import { AppError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import {
@@ -16,6 +17,7 @@ import {
   registerInstanceSource,
   setInstanceSourceEnabled,
 } from '../resolvers/operator.js';
+import { setApplicationDisabledIn } from '../resolvers/revocation.js';
 import { zodProblems } from '../resolvers/validation.js';
 import { camelizeBody, snakePath } from '../rest/keys.js';
 import { createServices } from '../server/services.js';
@@ -23,19 +25,27 @@ import { addSonataCommand, sonataOutput } from './sonata.js';
 import { updateSonataCommand } from './sonata-update.js';
 
 /*
- * The operator CLI: `npm run --silent cli -- <command>`. Works on the same DATABASE_URL as a running
- * service (SQLite WAL with a busy timeout). Prints JSON on stdout; errors as JSON on stderr, exit 1.
+ * The operator CLI: `npm run --silent cli -- <command>`. Works on the same DATABASE_URL (and REDIS_URL) as a
+ * running service (SQLite WAL with a busy timeout). Prints JSON on stdout; errors as JSON on stderr, exit 1.
+ * Every command closes what it opened — the Redis connections, then the store — so the process exits on
+ * its own in every environment the service runs in.
  */
 
-async function withServices<T>(
-  run: (services: Awaited<ReturnType<typeof createServices>>) => Promise<T>,
-): Promise<void> {
+/**
+ * Runs one command on the services of the environment (`DATABASE_URL`, `REDIS_URL`, …) and prints its
+ * result as JSON; closes Redis (when `REDIS_URL` opened it) and then the store, whether it succeeded or not.
+ */
+async function withServices<T>(run: (services: Services) => Promise<T>): Promise<void> {
   const config = loadConfig(process.env);
   const services = await createServices(config, { logger: createLogger('silent') });
   try {
     process.stdout.write(`${JSON.stringify(await run(services), null, 2)}\n`);
   } finally {
-    await services.db.close();
+    try {
+      await services.redis?.close();
+    } finally {
+      await services.db.close();
+    }
   }
 }
 
@@ -77,6 +87,36 @@ application
       };
     }),
   );
+
+/** An application as the CLI prints it (never its secret). */
+function applicationOutput(row: ApplicationRow) {
+  return {
+    client_id: row.clientId,
+    instance_id: row.instanceId,
+    name: row.name,
+    disabled_at: row.disabledAt?.toISOString() ?? null,
+  };
+}
+
+for (const [name, disabled] of [
+  ['disable', true],
+  ['enable', false],
+] as const) {
+  application
+    .command(name)
+    .description(
+      disabled
+        ? 'Disable client credentials: they can no longer sign in, and every instance refuses their tokens ' +
+            '(revoked): within a second with REDIS_URL, within 5 s without'
+        : 'Enable disabled client credentials again: they can sign in anew (their old tokens stay revoked)',
+    )
+    .argument('<client_id>', 'the client id (cli_…)')
+    .action((clientId: string) =>
+      withServices(async (services) =>
+        applicationOutput(await setApplicationDisabledIn(services, { clientId, disabled })),
+      ),
+    );
+}
 
 /** Parses a JSON-valued option. @throws {AppError} `VALIDATION` naming the option. */
 function parseJsonOption(option: string, value: string): unknown {

@@ -1,6 +1,7 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
+import { covers, REVOCATION_RECHECK_MS, type Revocation } from '../auth/revocations.js';
 import type { Context, Role, Services, Viewer } from '../context.js';
 import { roles } from '../context.js';
 import type { UserRow } from '../db/rows.js';
@@ -45,8 +46,9 @@ export interface AuthenticationResult {
  * Exchanges client credentials, or a refresh token, for a new auth token (1 hour) and refresh token
  * (1 month). A refresh token works once: using it revokes it.
  *
- * @throws {AppError} `VALIDATION` for a body of neither form; `UNAUTHENTICATED` for wrong credentials or an
- *   unknown, used or expired refresh token (one message for all, so nothing is learnt by guessing).
+ * @throws {AppError} `VALIDATION` for a body of neither form; `UNAUTHENTICATED` for wrong credentials, the
+ *   credentials or a refresh token of a disabled application, or an unknown, used, revoked or expired
+ *   refresh token (one message for all, so nothing is learnt by guessing).
  */
 export async function authenticate(services: Services, input: unknown): Promise<AuthenticationResult> {
   const body = parseInput(
@@ -92,7 +94,8 @@ export async function authenticate(services: Services, input: unknown): Promise<
 
 /**
  * The viewer an auth token stands for.
- * @throws {AppError} `UNAUTHENTICATED` when the token is unknown, revoked or expired.
+ * @throws {AppError} `UNAUTHENTICATED` when the token is unknown, revoked or expired, or its application is
+ *   disabled.
  */
 export async function viewerForToken(services: Services, token: string): Promise<Viewer> {
   return viewerForTokenHash(services, hashCredential(token));
@@ -100,14 +103,19 @@ export async function viewerForToken(services: Services, token: string): Promise
 
 /**
  * {@link viewerForToken} for a token already hashed with {@link hashCredential}, for a caller that needs
- * the hash again (the per-token rate limit is keyed by it).
- * @throws {AppError} `UNAUTHENTICATED` when the token is unknown, revoked or expired.
+ * the hash again (the per-token rate limit is keyed by it). Answered from the viewer cache (see
+ * {@link viewerCache}) while its entry is younger than {@link REVOCATION_RECHECK_MS}, else from the store.
+ * @throws {AppError} `UNAUTHENTICATED` when the token is unknown, revoked or expired, or its application is
+ *   disabled.
  */
 export async function viewerForTokenHash(services: Services, tokenHash: string): Promise<Viewer> {
   const now = services.clock.now();
+  const nowMs = now.getTime();
   const cache = viewerCache(services.db);
   const cached = cache.get(tokenHash);
-  if (cached && now < cached.expiresAt) return cached.viewer;
+  if (cached && nowMs < cached.expiresAtMs && nowMs - cached.checkedAtMs < REVOCATION_RECHECK_MS) {
+    return cached.viewer;
+  }
   const found = await services.db.findLiveToken('auth', tokenHash, now);
   if (!found) {
     cache.delete(tokenHash);
@@ -117,32 +125,58 @@ export async function viewerForTokenHash(services: Services, tokenHash: string):
     instanceId: found.user.instanceId,
     userId: found.user.id,
     roles: found.user.roles.filter((role): role is Role => (roles as readonly string[]).includes(role)),
+    tokenId: found.tokenId,
+    applicationId: found.applicationId,
   };
-  cache.set(tokenHash, { viewer, expiresAt: found.expiresAt });
+  cache.set(tokenHash, { viewer, expiresAtMs: found.expiresAt.getTime(), checkedAtMs: nowMs });
   return viewer;
 }
 
-const viewerCaches = new WeakMap<Services['db'], LRUCache<string, { viewer: Viewer; expiresAt: Date }>>();
+/** A viewer cache entry: the viewer, when its token expires and when the store last said it was live. */
+interface CachedViewer {
+  viewer: Viewer;
+  expiresAtMs: number;
+  checkedAtMs: number;
+}
+
+const viewerCaches = new WeakMap<Services['db'], LRUCache<string, CachedViewer>>();
 
 /**
- * The viewers of auth tokens found live, by token hash, each until its token expires: one store per cache
- * (a WeakMap, so a closed test store's cache goes with it), at most 10,000 tokens (least recently used
- * leave first). A REST or GraphQL request then authenticates without a database round trip.
+ * The viewers of auth tokens found live, by token hash: one store per cache (a WeakMap, so a closed test
+ * store's cache goes with it), at most 10,000 tokens (least recently used leave first). A REST or GraphQL
+ * request then authenticates without a database round trip.
  *
- * Exact, not a trade-off of freshness: an auth token never changes after it is issued, so until it expires
- * the store would give the same answer. Auth tokens are never revoked — rotating a refresh token revokes
- * that refresh token only; the auth token issued with it lives on until it expires — and a user's
- * instance and roles are written once, when its application is created. Only tokens found live are kept:
- * an unknown or expired token is looked up each time. Whatever comes to revoke auth tokens, change roles or
- * delete users must drop the entries here (on every gateway process) or stop using this cache.
+ * An entry is used until its token expires and for at most {@link REVOCATION_RECHECK_MS} after the store
+ * last confirmed it; then the store is read again. A user's instance and roles are written once, when its
+ * application is created, so only revocation changes the answer: a revoked token or a disabled application
+ * is announced to every process (`src/auth/revocations.ts`, through Redis in the shared mode), whose
+ * listener {@link forgetRevokedViewers} drops the entries it covers at once; the re-read bounds what a lost
+ * announcement costs. Only tokens found live are kept: an unknown or expired token is looked up each time.
+ * Whatever comes to change roles or delete users must announce it likewise or stop using this cache.
  */
-function viewerCache(store: Services['db']): LRUCache<string, { viewer: Viewer; expiresAt: Date }> {
+function viewerCache(store: Services['db']): LRUCache<string, CachedViewer> {
   let cache = viewerCaches.get(store);
   if (!cache) {
     cache = new LRUCache({ max: 10_000 });
     viewerCaches.set(store, cache);
   }
   return cache;
+}
+
+/**
+ * Drops the viewer cache entries of `store` that `revocation` covers — every entry when it is null (what
+ * was announced meanwhile may have been missed) — so those tokens are looked up in the store again.
+ */
+export function forgetRevokedViewers(store: Services['db'], revocation: Revocation | null): void {
+  const cache = viewerCaches.get(store);
+  if (!cache) return;
+  if (revocation === null) {
+    cache.clear();
+    return;
+  }
+  for (const [tokenHash, entry] of cache.entries()) {
+    if (covers(revocation, entry.viewer)) cache.delete(tokenHash);
+  }
 }
 
 /**

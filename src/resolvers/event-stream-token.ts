@@ -1,5 +1,9 @@
 import { SignJWT } from 'jose';
+import { LRUCache } from 'lru-cache';
+import { z } from 'zod';
+import type { Session } from '../auth/revocations.js';
 import type { Context, Services } from '../context.js';
+import { AppError } from '../errors.js';
 import { requireViewer } from './authentication.js';
 
 /** Lifetime of an `sse_jwt`: short, since it travels in URLs and cookies. */
@@ -29,21 +33,24 @@ export async function allInstanceIds(services: Services): Promise<string[]> {
 
 /**
  * How long an issued `sse_jwt` is handed out again before a new one is signed. The claims depend only on
- * the instance and the issue time, so every caller of an instance within this window gets the same token,
- * still valid for at least {@link EVENT_STREAM_TOKEN_TTL_SECONDS} − 60 s; a list page polled by many
- * dashboards then costs no signature per request.
+ * the caller's auth token (its instance, id and application) and the issue time, so every request with the
+ * same token within this window gets the same `sse_jwt`, still valid for at least
+ * {@link EVENT_STREAM_TOKEN_TTL_SECONDS} − 60 s; a list page polled by a dashboard then costs no signature
+ * per request.
  */
 export const EVENT_STREAM_TOKEN_REUSE_SECONDS = 60;
 
-/** Tokens issued per signing key (one key per running service), by instance id. */
-const issuedTokens = new WeakMap<CryptoKey, Map<string, { token: string; issuedAt: number }>>();
+/** Tokens issued per signing key (one key per running service), by auth token id; at most 10,000 kept. */
+const issuedTokens = new WeakMap<CryptoKey, LRUCache<string, { token: string; issuedAt: number }>>();
 
 /**
- * Issues the `sse_jwt` of the caller's instance: an HS256 JWT in the Mercure claim format
+ * Issues the `sse_jwt` of the caller: an HS256 JWT in the Mercure claim format
  * `{exp, mercure: {publish: [], subscribe: ["<instance_id>/availability_request"]}}` (DESIGN.md, "Events";
- * Mercure spec, "Authorization"), valid for {@link EVENT_STREAM_TOKEN_TTL_SECONDS} from its `iat`.
- * A token of the same instance issued less than {@link EVENT_STREAM_TOKEN_REUSE_SECONDS} ago is returned
- * again instead of signing a new one.
+ * Mercure spec, "Authorization"), valid for {@link EVENT_STREAM_TOKEN_TTL_SECONDS} from its `iat`, naming
+ * the session it was minted from: `sid`, the caller's auth token id (`tok_…`), and `app`, its application
+ * id (`app_…`). Revoking that token, or disabling that application, stops it working (see
+ * {@link eventStreamSession}). A token of the same auth token issued less than
+ * {@link EVENT_STREAM_TOKEN_REUSE_SECONDS} ago is returned again instead of signing a new one.
  *
  * @throws {AppError} `UNAUTHENTICATED` without a viewer.
  */
@@ -52,20 +59,54 @@ export async function issueEventStreamToken(ctx: Context): Promise<string> {
   const now = Math.floor(ctx.clock.now().getTime() / 1000);
   let issued = issuedTokens.get(ctx.signingKey);
   if (!issued) {
-    issued = new Map();
+    issued = new LRUCache({ max: 10_000 });
     issuedTokens.set(ctx.signingKey, issued);
   }
-  const cached = issued.get(viewer.instanceId);
+  const cached = issued.get(viewer.tokenId);
   if (cached && now >= cached.issuedAt && now - cached.issuedAt < EVENT_STREAM_TOKEN_REUSE_SECONDS) {
     return cached.token;
   }
   const token = await new SignJWT({
     mercure: { publish: [], subscribe: [availabilityRequestTopic(viewer.instanceId)] },
+    sid: viewer.tokenId,
+    app: viewer.applicationId,
   })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuedAt(now)
     .setExpirationTime(now + EVENT_STREAM_TOKEN_TTL_SECONDS)
     .sign(ctx.signingKey);
-  issued.set(viewer.instanceId, { token, issuedAt: now });
+  issued.set(viewer.tokenId, { token, issuedAt: now });
   return token;
+}
+
+/** The session claims of an `sse_jwt`: both or neither. */
+const sessionClaims = z.union([
+  z.object({ sid: z.string().min(1).max(200), app: z.string().min(1).max(200) }),
+  z.object({ sid: z.undefined(), app: z.undefined() }),
+]);
+
+/**
+ * The session an `sse_jwt` was minted from, when it is still live — for the Mercure hub, which checks it
+ * when a stream opens and then ends the stream when the session is revoked (register it with
+ * `services.revocations.sessions(…)`).
+ *
+ * @param payload the claims of an `sse_jwt` whose signature and expiry were verified already.
+ * @returns the session (`sid` as `tokenId`, `app` as `applicationId`); null for a token without these claims
+ *   — one minted before they existed (they live {@link EVENT_STREAM_TOKEN_TTL_SECONDS} at most) or signed by
+ *   the operator with the service's key — which has no parent session to revoke and is accepted as it is.
+ * @throws {AppError} `UNAUTHENTICATED` when the auth token it names was revoked, or its application disabled
+ *   (one read of the store, `findRevokedTokens`), or when only one of `sid` and `app` is given.
+ */
+export async function eventStreamSession(services: Services, payload: unknown): Promise<Session | null> {
+  const parsed = sessionClaims.safeParse(payload);
+  if (!parsed.success) {
+    throw new AppError('UNAUTHENTICATED', 'The event-stream token is invalid or expired.');
+  }
+  const { sid, app } = parsed.data;
+  if (sid === undefined || app === undefined) return null;
+  const revoked = await services.db.findRevokedTokens([sid]);
+  if (revoked.length > 0) {
+    throw new AppError('UNAUTHENTICATED', 'The event-stream token was revoked with its auth token.');
+  }
+  return { tokenId: sid, applicationId: app };
 }

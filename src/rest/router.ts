@@ -115,7 +115,7 @@ export function sendProblem(res: ServerResponse, error: unknown, log?: () => Ser
  * Serves one REST request: matches the route table (404 unknown path, 405 with `Allow` for a known path
  * and another method), authenticates, applies the rate limits (429 with `Retry-After`), reads the body,
  * runs the route — at most once per `Idempotency-Key` for POSTs — and sends its document (with the
- * Mercure hub's `Link` where it hands out an `sse_jwt`), or a problem+json for any error. An unexpected
+ * Mercure hub's `Link` where it hands out an `sse_jwt`; no body for a 204), or a problem+json for any error. An unexpected
  * error is logged with `log()`: the request's logger (with its `reqId`), the service's when not given.
  * `match` is the path's {@link matchRestPath}, when the caller has matched it already.
  */
@@ -159,6 +159,11 @@ export async function handleRest(
     }
     const result = await run();
     if (route.eventStream) res.setHeader('link', mercureDiscoveryLink);
+    if (result.status === 204) {
+      res.writeHead(204);
+      res.end();
+      return;
+    }
     sendJson(res, result.status, result.body);
   } catch (error) {
     sendProblem(res, error, log);

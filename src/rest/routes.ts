@@ -13,6 +13,7 @@ import { issueEventStreamToken } from '../resolvers/event-stream-token.js';
 import { instanceProducts } from '../resolvers/instance-products.js';
 import { createProject, listProjects } from '../resolvers/projects.js';
 import { addQuoteProducts, createQuote, getQuote } from '../resolvers/quotes.js';
+import { revokeOwnAuthToken } from '../resolvers/revocation.js';
 import {
   authenticationDocument,
   availabilityRequestDocument,
@@ -37,7 +38,7 @@ export interface RouteInput {
 
 /** A documented REST path (contract, "Endpoints"), mapped to a resolver and shaped as the contract says. */
 export interface Route {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** Path with `:name` parameters. */
   path: string;
   /** Whether the route needs an auth token (every route but authentication does). */
@@ -49,6 +50,7 @@ export interface Route {
    * discovery `Link` header.
    */
   eventStream?: true;
+  /** The status and document to answer; a 204 answers no body (`body` is then ignored). */
   handle(input: RouteInput): Promise<{ status: number; body: unknown }>;
 }
 
@@ -63,6 +65,17 @@ export const routes: Route[] = [
       status: 200,
       body: { data: authenticationDocument(await authenticate(ctx, camelizeBody(body))) },
     }),
+  },
+  {
+    // Revokes the presented auth token (and its refresh token): no instance accepts it any more.
+    method: 'DELETE',
+    path: '/authentication',
+    authenticated: true,
+    body: false,
+    handle: async ({ ctx }) => {
+      await revokeOwnAuthToken(ctx);
+      return { status: 204, body: null };
+    },
   },
   {
     method: 'GET',

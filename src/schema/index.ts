@@ -1,4 +1,5 @@
 import { builder } from './builder.js';
+import './authentication.js';
 import './availability-options.js';
 import './availability-requests.js';
 import './customers.js';

@@ -7,7 +7,7 @@ import {
   type GraphQLSchema,
   getOperationAST,
 } from 'graphql';
-import { MessageType } from 'graphql-ws';
+import { CloseCode, MessageType } from 'graphql-ws';
 import { LRUCache } from 'lru-cache';
 import type { WebSocket } from 'ws';
 import type { Config } from '../config.js';
@@ -147,7 +147,8 @@ function refusedStream(result: ExecutionResult): AsyncIterableIterator<never> {
 /**
  * Serves GraphQL over WebSocket (graphql-ws protocol) on the HTTP server's `/graphql` path, executing
  * through Yoga's envelop so plugins, error masking and context are the same as over HTTP. A connection
- * without a valid auth token is closed with 4403. Identical subscriptions share one execution per event
+ * without a valid auth token is closed with 4403, and so is an open connection once its token is revoked or
+ * its application disabled (`services.revocations`). Identical subscriptions share one execution per event
  * (see {@link SharedSubscriptions}); `onSubscription` is told of each subscription started.
  *
  * @returns the shared subscriptions (for their counts), and `close()`, which closes every socket (1001)
@@ -176,6 +177,11 @@ export function serveGraphQLOverWebSocket(
   const checkedSubscriptions = new LRUCache<string, { schema: GraphQLSchema; document: DocumentNode }>({
     max: 256,
   });
+  // Accepted connections by socket, closed with 4403 when their token is revoked or their application
+  // disabled: the protocol's "Forbidden", as for a connection whose token is refused at `connection_init`.
+  const sessions = services.revocations.sessions<WebSocket>((socket) =>
+    socket.close(CloseCode.Forbidden, 'Forbidden'),
+  );
   const transport = serveGraphQLWs<UpgradeFacts>(
     server,
     {
@@ -183,13 +189,20 @@ export function serveGraphQLOverWebSocket(
         const token = connectionToken(ctx.connectionParams, ctx.extra);
         if (!token) return false;
         try {
-          await viewerForToken(services, token);
-          connectionTokens.set(ctx.extra.socket, token);
+          const viewer = await viewerForToken(services, token);
+          const { socket } = ctx.extra;
+          // The client may have gone while its token was being checked: there is nothing to register.
+          if (socket.readyState !== socket.OPEN) return false;
+          connectionTokens.set(socket, token);
+          sessions.add(socket, { tokenId: viewer.tokenId, applicationId: viewer.applicationId });
           return true;
         } catch (error) {
           if (error instanceof AppError) return false;
           throw error;
         }
+      },
+      onClose: (ctx) => {
+        sessions.delete(ctx.extra.socket);
       },
       // graphql-ws types these as graphql's own executors; Yoga's enveloped ones return the same results.
       execute: (args) => (args.rootValue as ExecutorsRoot).execute(args) as never,

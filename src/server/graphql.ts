@@ -25,6 +25,7 @@ import { schema } from '../schema/index.js';
 import { graphqlIdempotency } from './graphql-idempotency.js';
 import { compiledExecution } from './graphql-jit.js';
 import { graphqlLimits } from './graphql-limits.js';
+import { endRevokedStreams } from './graphql-revocation.js';
 import { subscriptionRefusals } from './graphql-subscription-refusals.js';
 
 /** What replaces a "Did you mean …?" hint: graphql-armor's own mask, so every hidden hint reads alike. */
@@ -165,8 +166,9 @@ function guardPlugins(production: boolean): Plugin[] {
 
 /**
  * The GraphQL endpoint (`/graphql`): Yoga over the Pothos schema. The viewer comes from the same auth
- * headers as REST; an absent, unknown or expired token gives no viewer, and every operation that needs
- * one answers `UNAUTHENTICATED`.
+ * headers as REST; an absent, unknown, revoked or expired token gives no viewer, and every operation that
+ * needs one answers `UNAUTHENTICATED`. A subscription stream (SSE) ends when its token is revoked or its
+ * application disabled (`endRevokedStreams`).
  */
 export function createGraphQLServer(services: Services, options: { plugins?: Plugin[] } = {}) {
   const production = services.config.NODE_ENV === 'production';
@@ -189,6 +191,7 @@ export function createGraphQLServer(services: Services, options: { plugins?: Plu
       ...compiledExecution(services.logger),
       graphqlIdempotency(services),
       subscriptionRefusals(),
+      endRevokedStreams(services),
       ...(options.plugins ?? []),
     ],
     // Built after parsing and validation: a refused document costs no database read.

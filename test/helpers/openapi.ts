@@ -123,7 +123,14 @@ export function validateRestResponse(
 ): void {
   const pathname = path.split('?')[0] ?? path;
   const { where, response } = documentedResponse(method.toUpperCase(), pathname, status);
-  const content = (response.content ?? {}) as Record<string, { schema: Json }>;
+  if (response.content === undefined) {
+    // A response documented without content (a 204) must come without a body and its media type.
+    if (contentType !== null || (body !== null && body !== undefined)) {
+      throw new Error(`${where} answered ${status} with "${contentType}" content, but documents none`);
+    }
+    return;
+  }
+  const content = response.content as Record<string, { schema: Json }>;
   const mediaType = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const entry = content[mediaType];
   if (!entry) {

@@ -92,9 +92,43 @@ export interface LiveToken {
   user: UserRow;
 }
 
+/** An application as the operator sees it: never its secret. */
+export interface ApplicationRow {
+  id: string;
+  instanceId: string;
+  /** The application's label (also its service-account user's first name). */
+  name: string;
+  clientId: string;
+  /** When an operator disabled it; null while it is enabled. */
+  disabledAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Input of `setApplicationDisabled`. */
+export interface ApplicationDisabling {
+  clientId: string;
+  /** Only an application of this instance (an instance admin's own); any instance when undefined (the operator). */
+  instanceId?: string;
+  /** True to disable, false to enable again. */
+  disabled: boolean;
+  /** The time written as `disabledAt`, and as the revocation time of the tokens a disable revokes. */
+  now: Date;
+}
+
+/** What `revokeAuthToken` revoked. */
+export interface RevokedToken {
+  tokenId: string;
+  applicationId: string;
+  instanceId: string;
+}
+
 /** Tenancy and auth operations. */
 export interface TenancyOperations {
-  /** The application with this client id and its service-account user, or undefined. Reads only. */
+  /**
+   * The enabled application with this client id and its service-account user, or undefined — also for a
+   * disabled application, which cannot sign in. Reads only.
+   */
   findApplicationByClientId: (clientId: string) => Promise<ApplicationCredentials | undefined>;
   /** Stores a new token pair: both tokens or neither. */
   insertTokenPair: (input: TokenPairInput) => Promise<void>;
@@ -102,14 +136,38 @@ export interface TenancyOperations {
    * Swaps a refresh token for a new pair in one transaction: revokes the used refresh token (at
    * `input.now`) and stores the new pair. A refresh token works exactly once, also when several rotations
    * of it run at once: returns false, and writes nothing, when it was already used, revoked or expired
-   * (or is unknown).
+   * (or is unknown), or its application is disabled.
    */
   rotateRefreshToken: (usedRefreshTokenId: string, input: TokenPairInput) => Promise<boolean>;
   /**
-   * The live token of this kind and hash at `now` (expiring after it, not revoked) with its user, or
-   * undefined. Read on every authenticated request.
+   * The live token of this kind and hash at `now` (expiring after it, not revoked, of an application that
+   * is not disabled) with its user, or undefined. Read on every authenticated request (through a cache, see
+   * `src/resolvers/authentication.ts`).
    */
   findLiveToken: (kind: TokenKind, tokenHash: string, now: Date) => Promise<LiveToken | undefined>;
+  /**
+   * Of `tokenIds`, those cut off for good: revoked, of a disabled application, or unknown. Expiry does not
+   * count (an expired token is refused by `findLiveToken`, but the sessions opened with it may run on).
+   * One read, in no particular order; duplicates in `tokenIds` are answered once. Read for every open
+   * session (WebSocket, event stream) every few seconds, to make up for a lost revocation message.
+   */
+  findRevokedTokens: (tokenIds: readonly string[]) => Promise<string[]>;
+  /**
+   * Revokes the auth token with this id at `now`, and the refresh token issued in the same pair (the
+   * refresh token of the same application created at the same instant: two pairs of one application issued
+   * in the same millisecond lose both refresh tokens, which errs on the side of safety). One transaction;
+   * a revocation racing another of the same token revokes it once. Returns the auth token revoked, or
+   * undefined — writing nothing — when there is no auth token with that id or it was revoked already.
+   */
+  revokeAuthToken: (tokenId: string, now: Date) => Promise<RevokedToken | undefined>;
+  /**
+   * Disables (or enables again) the application with `clientId` — of `instanceId` when given — in one
+   * transaction. Disabling keeps the first `disabledAt` of an application disabled already and revokes
+   * every token of the application not yet revoked (at `now`), so enabling it again brings none of them
+   * back: its clients sign in anew. Enabling clears `disabledAt`. Returns the application as it is
+   * afterwards, or undefined (writing nothing) when there is none with that client id (in that instance).
+   */
+  setApplicationDisabled: (input: ApplicationDisabling) => Promise<ApplicationRow | undefined>;
   /**
    * Creates an instance with the default currency EUR and quotes valid for 30 days.
    * @throws the driver's unique-constraint error when `code` is taken (callers check first with

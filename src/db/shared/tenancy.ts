@@ -6,6 +6,7 @@
 import { newId } from '../../ids.js';
 import type {
   ApplicationCredentials,
+  ApplicationRow,
   InstanceRow,
   LiveToken,
   NewApplication,
@@ -93,4 +94,31 @@ export function toLiveToken(row: {
     expiresAt: row.token.expiresAt,
     user: row.user,
   };
+}
+
+/** An `applications` row as the operator sees it (`setApplicationDisabled`): everything but the secret's hash. */
+export function toApplicationRow(row: {
+  id: string;
+  instanceId: string;
+  name: string;
+  clientId: string;
+  disabledAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}): ApplicationRow {
+  return {
+    id: row.id,
+    instanceId: row.instanceId,
+    name: row.name,
+    clientId: row.clientId,
+    disabledAt: row.disabledAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** The distinct ids of `asked` that `live` (the ids found neither revoked nor of a disabled application) lacks. */
+export function revokedAmong(asked: readonly string[], live: readonly string[]): string[] {
+  const found = new Set(live);
+  return [...new Set(asked)].filter((id) => !found.has(id));
 }

@@ -46,8 +46,8 @@ function specOf(route: Route): OperationSpec {
 }
 
 /** The component id of a registered response body schema. */
-function bodyId(spec: OperationSpec): string {
-  const id = responseSchemas.get(spec.response.body)?.id;
+function bodyId(spec: OperationSpec, body: NonNullable<OperationSpec['response']['body']>): string {
+  const id = responseSchemas.get(body)?.id;
   if (!id) throw new Error(`the response body of ${spec.operationId} is not a named schema`);
   return id;
 }
@@ -67,11 +67,12 @@ function operation(route: Route): Record<string, unknown> {
     successHeaders['Idempotent-Replayed'] = ref('headers', 'IdempotentReplayed');
   }
   if (route.eventStream) successHeaders.Link = ref('headers', 'MercureLink');
+  const { body } = spec.response;
   const responses: Record<string, unknown> = {
     [spec.response.status]: {
       description: spec.response.description,
       headers: successHeaders,
-      content: { 'application/json': { schema: ref('schemas', bodyId(spec)) } },
+      ...(body ? { content: { 'application/json': { schema: ref('schemas', bodyId(spec, body)) } } } : {}),
     },
   };
   for (const status of problemStatuses(route, spec)) {

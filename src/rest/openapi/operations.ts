@@ -28,7 +28,8 @@ export interface OperationSpec {
   query?: QueryParameter[];
   /** The request body's component name (see `requestBodySchemas`). */
   requestBody?: string;
-  response: { status: 200 | 201; description: string; body: z.ZodType };
+  /** The successful answer; without `body` it has none (a 204). */
+  response: { status: 200 | 201 | 204; description: string; body?: z.ZodType };
   /** Problem statuses this route answers besides those its route flags imply (see `problemStatuses`). */
   problems?: number[];
 }
@@ -46,6 +47,17 @@ export const operations: Record<string, OperationSpec> = {
     requestBody: 'AuthenticationRequest',
     response: { status: 200, description: 'Signed in.', body: authenticationBody },
     problems: [401],
+  },
+  'DELETE /authentication': {
+    operationId: 'revokeAuthToken',
+    tag: 'Authentication',
+    summary: 'Sign out: revoke the auth token',
+    description:
+      'Revokes the auth token sent with the request, and the refresh token issued with it. Within a second ' +
+      'no instance of the service accepts either (401), the `sse_jwt`s handed out for it stop working, and ' +
+      'the event streams and GraphQL WebSocket connections opened with it end (WebSockets close with 4403). ' +
+      'A token revoked already, or unknown, answers 401.',
+    response: { status: 204, description: 'Revoked.' },
   },
   'GET /availability-requests/options': {
     operationId: 'getAvailabilityOptions',

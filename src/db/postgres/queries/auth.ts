@@ -1,6 +1,12 @@
 /** The PostgreSQL store's auth operations, as `contract/tenancy.ts` states them. */
 import { and, eq, gt, isNull, type SQLWrapper, sql } from 'drizzle-orm';
-import { toApplicationCredentials, tokenPairRows, toLiveToken } from '../../shared/tenancy.js';
+import {
+  revokedAmong,
+  toApplicationCredentials,
+  toApplicationRow,
+  tokenPairRows,
+  toLiveToken,
+} from '../../shared/tenancy.js';
 import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
 import { applications, authTokens, users } from '../schema/index.js';
@@ -8,12 +14,15 @@ import { applications, authTokens, users } from '../schema/index.js';
 /** A token neither revoked nor expired at `now` (a time, or a placeholder for one). */
 const isLive = (now: Date | SQLWrapper) => and(isNull(authTokens.revokedAt), gt(authTokens.expiresAt, now));
 
+/** The token's application is not disabled (for statements that do not join `applications`). */
+const ofEnabledApplication = sql`not exists (select 1 from ${applications} where ${applications.id} = ${authTokens.applicationId} and ${applications.disabledAt} is not null)`;
+
 export const findApplicationByClientId: Op<'findApplicationByClientId'> = async (db, clientId) => {
   const [row] = await db
     .select({ application: applications, user: users })
     .from(applications)
     .innerJoin(users, eq(users.id, applications.userId))
-    .where(eq(applications.clientId, clientId))
+    .where(and(eq(applications.clientId, clientId), isNull(applications.disabledAt)))
     .limit(1);
   return row && toApplicationCredentials(row);
 };
@@ -32,7 +41,7 @@ export const rotateRefreshToken: Op<'rotateRefreshToken'> = async (db, usedRefre
     const revoked = await tx
       .update(authTokens)
       .set({ revokedAt: input.now })
-      .where(and(eq(authTokens.id, usedRefreshTokenId), isLive(input.now)))
+      .where(and(eq(authTokens.id, usedRefreshTokenId), isLive(input.now), ofEnabledApplication))
       .returning({ id: authTokens.id });
     if (revoked.length !== 1) return false;
     await tx.insert(authTokens).values(tokenPairRows(input));
@@ -45,11 +54,13 @@ const liveToken = preparedQuery('find_live_token', (db, name) =>
     .select({ token: authTokens, user: users })
     .from(authTokens)
     .innerJoin(users, eq(users.id, authTokens.userId))
+    .innerJoin(applications, eq(applications.id, authTokens.applicationId))
     .where(
       and(
         eq(authTokens.tokenHash, sql.placeholder('tokenHash')),
         eq(authTokens.kind, sql.placeholder('kind')),
         isLive(sql.placeholder('now')),
+        isNull(applications.disabledAt),
       ),
     )
     .limit(1)
@@ -59,4 +70,101 @@ const liveToken = preparedQuery('find_live_token', (db, name) =>
 export const findLiveToken: Op<'findLiveToken'> = async (db, kind, tokenHash, now) => {
   const [row] = await liveToken(db).execute({ tokenHash, kind, now });
   return row && toLiveToken(row);
+};
+
+/** The ids among a `text[]` that are neither revoked nor of a disabled application (expired or not). */
+const usableTokenIds = preparedQuery('usable_token_ids', (db, name) =>
+  db
+    .select({ id: authTokens.id })
+    .from(authTokens)
+    .innerJoin(applications, eq(applications.id, authTokens.applicationId))
+    .where(
+      and(
+        sql`${authTokens.id} = any(${sql.placeholder('ids')}::text[])`,
+        isNull(authTokens.revokedAt),
+        isNull(applications.disabledAt),
+      ),
+    )
+    .prepare(name),
+);
+
+export const findRevokedTokens: Op<'findRevokedTokens'> = async (db, tokenIds) => {
+  if (tokenIds.length === 0) return [];
+  const usable = await usableTokenIds(db).execute({ ids: [...new Set(tokenIds)] });
+  return revokedAmong(
+    tokenIds,
+    usable.map((row) => row.id),
+  );
+};
+
+/**
+ * The conditional `UPDATE … RETURNING` revokes the auth token once: a concurrent revocation waits for its
+ * row lock, re-checks `revoked_at is null` and updates nothing.
+ */
+export const revokeAuthToken: Op<'revokeAuthToken'> = async (db, tokenId, now) => {
+  return db.transaction(async (tx) => {
+    const [revoked] = await tx
+      .update(authTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(authTokens.id, tokenId), eq(authTokens.kind, 'auth'), isNull(authTokens.revokedAt)))
+      .returning({
+        tokenId: authTokens.id,
+        applicationId: authTokens.applicationId,
+        instanceId: authTokens.instanceId,
+        createdAt: authTokens.createdAt,
+      });
+    if (!revoked) return undefined;
+    await tx
+      .update(authTokens)
+      .set({ revokedAt: now })
+      .where(
+        and(
+          eq(authTokens.applicationId, revoked.applicationId),
+          eq(authTokens.kind, 'refresh'),
+          eq(authTokens.createdAt, revoked.createdAt),
+          isNull(authTokens.revokedAt),
+        ),
+      );
+    const { createdAt: _createdAt, ...token } = revoked;
+    return token;
+  });
+};
+
+/**
+ * The application's row is locked (`FOR UPDATE`) first, so disables and enables of one application run one
+ * after the other, each seeing the state the previous one committed.
+ */
+export const setApplicationDisabled: Op<'setApplicationDisabled'> = async (db, input) => {
+  return db.transaction(async (tx) => {
+    const [found] = await tx
+      .select()
+      .from(applications)
+      .where(
+        and(
+          eq(applications.clientId, input.clientId),
+          input.instanceId === undefined ? undefined : eq(applications.instanceId, input.instanceId),
+        ),
+      )
+      .for('update');
+    if (!found) return undefined;
+    if (input.disabled) {
+      if (found.disabledAt === null) {
+        await tx
+          .update(applications)
+          .set({ disabledAt: input.now, updatedAt: input.now })
+          .where(eq(applications.id, found.id));
+      }
+      await tx
+        .update(authTokens)
+        .set({ revokedAt: input.now })
+        .where(and(eq(authTokens.applicationId, found.id), isNull(authTokens.revokedAt)));
+    } else if (found.disabledAt !== null) {
+      await tx
+        .update(applications)
+        .set({ disabledAt: null, updatedAt: input.now })
+        .where(eq(applications.id, found.id));
+    }
+    const [row] = await tx.select().from(applications).where(eq(applications.id, found.id));
+    return row && toApplicationRow(row);
+  });
 };
