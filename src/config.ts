@@ -119,6 +119,17 @@ export const configSchema = z.object({
   GATHERING_IDLE_POLL_MS: z.coerce.number().int().min(10).max(3_600_000).default(1000),
   /** How long a claimed gathering task stays leased before another worker may reclaim it. */
   GATHERING_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  /**
+   * How long the outbox relay's lease lasts unless renewed, in seconds (issue 34): when the process relaying
+   * events dies without stopping, events wait up to this long before another process relays them.
+   */
+  EVENT_RELAY_LEASE_SECONDS: z.coerce.number().int().min(1).max(300).default(5),
+  /**
+   * How often the outbox relay looks for events on its own, in milliseconds, and how often the other
+   * processes check whether the relay's lease expired. Events written in this process, or anywhere with
+   * `REDIS_URL`, are relayed at once.
+   */
+  EVENT_RELAY_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   /** Attempts per gathering task before it ends as failed. */
   GATHERING_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
   /**

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { createPubSub } from 'graphql-yoga';
+import { v7 as uuidv7 } from 'uuid';
 import type { AvailabilityRequestRecord } from './db/rows.js';
 
 /** An availability request was created, or its status or progress changed; `record` is its new state. */
@@ -8,10 +9,82 @@ export interface AvailabilityRequestEvent {
   kind: 'created' | 'updated';
   record: AvailabilityRequestRecord;
   /**
-   * The event's id in the shared history (shared mode, `REDIS_URL`: a Redis stream entry id, global and
-   * ordered), set on delivery; absent in process.
+   * The event's id in its history (see {@link EventHistory}), set on delivery: in process a UUIDv7, in the
+   * shared mode (`REDIS_URL`) a Redis stream entry id, global and ordered.
    */
   eventId?: string;
+}
+
+/** An event as its history keeps it. */
+export interface HistoryEntry {
+  /** The event's id, ordered by {@link EventHistory.compare}. */
+  id: string;
+  /** The event bus type (`availabilityRequest:changed:<instance id>`). */
+  type: string;
+  detail: unknown;
+}
+
+/**
+ * The recent events of every event bus type, for subscribers that reconnect (`Last-Event-ID` on the Mercure
+ * hub): in process ({@link LocalEventHistory}) or in Redis (`RedisEventHistory`), written as each event is
+ * published — not by a listener — so it is kept whether or not anyone listens.
+ */
+export interface EventHistory {
+  /** The IRI an event id is shown under (`urn:uuid:` in process). */
+  readonly idPrefix: string;
+  /** Orders two event ids of this history. */
+  compare(a: string, b: string): number;
+  /**
+   * What a subscriber of `types` that last saw `lastId` missed, oldest first over all the types. `found`
+   * tells whether `lastId` is still kept in one of them; without it (`null`, trimmed, never sent) the
+   * answer is the whole kept history.
+   */
+  after(
+    types: readonly string[],
+    lastId: string | null,
+  ): Promise<{ found: boolean; entries: HistoryEntry[] }>;
+}
+
+/**
+ * The in-process history (the embedded default): the last `size` events of each type, with UUIDv7 ids —
+ * monotonic within the process, so their order as strings is the order they were published in. Lost with
+ * the process, as its subscribers are.
+ */
+export class LocalEventHistory implements EventHistory {
+  readonly idPrefix = 'urn:uuid:';
+  private readonly kept = new Map<string, HistoryEntry[]>();
+
+  constructor(private readonly size: number) {}
+
+  compare(a: string, b: string): number {
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+
+  /** Keeps an event and returns its new id. */
+  append(type: string, detail: unknown): string {
+    const id = uuidv7();
+    if (this.size <= 0) return id;
+    let entries = this.kept.get(type);
+    if (!entries) {
+      entries = [];
+      this.kept.set(type, entries);
+    }
+    entries.push({ id, type, detail });
+    if (entries.length > this.size) entries.shift();
+    return id;
+  }
+
+  async after(
+    types: readonly string[],
+    lastId: string | null,
+  ): Promise<{ found: boolean; entries: HistoryEntry[] }> {
+    const kept = types.flatMap((type) => this.kept.get(type) ?? []).sort((a, b) => this.compare(a.id, b.id));
+    const found = lastId !== null && kept.some((entry) => entry.id === lastId);
+    return {
+      found,
+      entries: found ? kept.filter((entry) => (entry.id as string) > (lastId as string)) : kept,
+    };
+  }
 }
 
 /**
@@ -20,9 +93,12 @@ export interface AvailabilityRequestEvent {
  */
 export class CountingEventTarget extends EventTarget {
   private count = 0;
+  readonly history: LocalEventHistory;
 
-  constructor() {
+  /** @param historySize events kept per type for replays (`MERCURE_HISTORY_SIZE`). */
+  constructor(historySize = 0) {
     super();
+    this.history = new LocalEventHistory(historySize);
     // Node's EventTarget warns past ten listeners per type; thousands of subscribers are expected here.
     setMaxListeners(0, this);
   }
@@ -49,6 +125,20 @@ export class CountingEventTarget extends EventTarget {
     if (listener) this.count -= 1;
     super.removeEventListener(type, listener, options);
   }
+
+  /** Keeps each event in the history, with its id as `eventId`, and delivers it to this process's listeners. */
+  async publishAll(events: readonly PublishedEvent[]): Promise<void> {
+    for (const { type, detail } of events) {
+      detail.eventId = this.history.append(type, detail);
+      this.dispatchEvent(new CustomEvent(type, { detail }));
+    }
+  }
+}
+
+/** An event to publish: its bus type (`<topic>:<instance id>`) and payload. */
+export interface PublishedEvent {
+  type: string;
+  detail: AvailabilityRequestEvent;
 }
 
 /**
@@ -60,19 +150,47 @@ export class CountingEventTarget extends EventTarget {
 export interface EventBusTarget extends EventTarget {
   /** Listeners attached right now, across all event types. */
   readonly listenerCount: number;
+  /** Where published events are kept for replays. */
+  readonly history: EventHistory;
+  /**
+   * Publishes events in order, each kept in {@link history} first; resolves once every one is out, and
+   * throws when one could not be published (Redis down) — the outbox relay then tries again.
+   */
+  publishAll(events: readonly PublishedEvent[]): Promise<void>;
 }
 
 const changedTopic = 'availabilityRequest:changed';
 
+/** The event bus type of an instance's request changes: what listeners attach to and histories key. */
+export function requestEventType(instanceId: string): string {
+  return `${changedTopic}:${instanceId}`;
+}
+
 /**
- * The one event stream inside the service (DESIGN.md, "Architecture"): gathering and resolvers
- * publish, GraphQL subscriptions and the REST event stream read. Topics are scoped by instance.
+ * The one event stream inside the service (DESIGN.md, "Architecture"): the outbox relay publishes
+ * (`src/event-relay.ts`, through `target.publishAll`), GraphQL subscriptions and the REST event stream read.
+ * Topics are scoped by instance.
  */
 export function createEventBus(target: EventBusTarget = new CountingEventTarget()) {
   const pubsub = createPubSub<{
     [changedTopic]: [instanceId: string, payload: AvailabilityRequestEvent];
   }>({ eventTarget: target });
-  return Object.assign(pubsub, { target });
+  const writes = new EventTarget();
+  return Object.assign(pubsub, {
+    target,
+    /**
+     * Tells the outbox relay of this process that a committed change wrote events (the store writes them;
+     * this only makes them go out now rather than at the relay's next poll).
+     */
+    written(): void {
+      writes.dispatchEvent(new Event('written'));
+    },
+    /** Calls `listener` on every {@link written}; returns the function that stops it. */
+    onWritten(listener: () => void): () => void {
+      writes.addEventListener('written', listener);
+      return () => writes.removeEventListener('written', listener);
+    },
+  });
 }
 
 /** The event bus type. */

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type {
-  AvailabilityRequestRecord,
   ChangedRequest,
   ClaimedTask,
   CompletedRequest,
   SourceType,
   TaskCompletion,
 } from '../db/rows.js';
-import { shownRecord } from '../db/shared/availability.js';
 import type { Store } from '../db/store.js';
 import type { Logger } from '../logger.js';
 import { offerMatchesFilters } from './filters.js';
@@ -29,24 +27,14 @@ export interface GatheringWorkerOptions {
   maxAttempts: number;
   /**
    * Called after every change of a request's status or progress, with the changes of one claim, one
-   * completion batch or one failed attempt together (in the order made; never empty), so that the observer
-   * can read them at once. A change carries the request's record where the worker knows it without a read
-   * (see {@link GatheringChange}).
+   * completion batch or one failed attempt together (in the order made; never empty). Their events are in
+   * the outbox already, written with them: the observer only tells the relay.
    */
-  onChanges(changes: readonly GatheringChange[]): void;
+  onChanges(changes: readonly ChangedRequest[]): void;
   /** Longest sleep between two looks at the queue when nothing wakes the worker (ms). */
   idlePollMs?: number;
   /** Observes every attempt that ends in this worker (not those a stop interrupts), e.g. for metrics. */
   onTaskSettled?(info: GatheringTaskSettled): void;
-}
-
-/**
- * A change of a request, with its `record` — the request as it stands after the change — where the worker
- * has it in hand: after a completion batch (the claimed request and address, with the progress the batch
- * left) and after a claim (the claimed request as the claim left it). Otherwise it must be read.
- */
-export interface GatheringChange extends ChangedRequest {
-  record?: AvailabilityRequestRecord;
 }
 
 /**
@@ -162,7 +150,7 @@ export class GatheringWorker {
           limit: free,
           maxAttempts: this.options.maxAttempts,
         });
-        if (changed.length > 0) this.tell(withClaimedRecords(changed, claimed));
+        if (changed.length > 0) this.tell(changed);
         for (const task of claimed) this.track(task);
         if (claimed.length === free) this.pumpAgain = true;
       } while (this.pumpAgain && !this.stopController.signal.aborted);
@@ -282,10 +270,7 @@ export class GatheringWorker {
       .completeTasks(batch.map((entry) => entry.completion))
       .then(
         (changes) => {
-          const changed = batch.flatMap((entry, index) => {
-            const change = changes[index];
-            return change ? [completedChange(entry.task, change)] : [];
-          });
+          const changed = changes.filter((change): change is CompletedRequest => change !== null);
           if (changed.length > 0) this.tell(changed);
           for (const [index, entry] of batch.entries()) entry.resolve(changes[index] ?? null);
         },
@@ -303,7 +288,7 @@ export class GatheringWorker {
    * Tells the observer of changes; its failure must not stop a claim's tasks from running or a batch's
    * tasks from settling.
    */
-  private tell(changes: readonly GatheringChange[]): void {
+  private tell(changes: readonly ChangedRequest[]): void {
     try {
       this.options.onChanges(changes);
     } catch (error) {
@@ -319,29 +304,4 @@ export class GatheringWorker {
       this.options.logger.error({ err: error }, 'gathering task observer failed');
     }
   }
-}
-
-/** A completed task's change, with its request's record: the claimed request at the batch's progress. */
-function completedChange(task: ClaimedTask, change: CompletedRequest): GatheringChange {
-  const { instanceId, availabilityRequestId, progress } = change;
-  return {
-    instanceId,
-    availabilityRequestId,
-    record: shownRecord({ ...task.request, ...progress }, task.address),
-  };
-}
-
-/**
- * A claim's changes, each with its request's record where a claimed task holds the request: the claimed
- * rows are read after the claim's changes (both stores), so they show the request as the claim left it.
- */
-function withClaimedRecords(
-  changes: readonly ChangedRequest[],
-  claimed: readonly ClaimedTask[],
-): GatheringChange[] {
-  const byRequest = new Map(claimed.map((task) => [task.request.id, task]));
-  return changes.map((change) => {
-    const task = byRequest.get(change.availabilityRequestId);
-    return task ? { ...change, record: shownRecord(task.request, task.address) } : change;
-  });
 }

@@ -25,8 +25,10 @@ const COMMAND_TIMEOUT_MS = 2_000;
  *   fallbacks (the rate limits' in-memory insurance; an event lost in an outage is one the disconnected
  *   subscribers could not have heard anyway).
  * - `subscriber`: its subscriptions wait for the reconnect, and ioredis subscribes its channels again.
+ * - `events`: the blocking reads of the events stream (`RedisEventTarget`); a read cut by a lost connection
+ *   is sent again once it is back.
  */
-export function openRedis(url: string, name: 'commands' | 'subscriber', logger: Logger): Redis {
+export function openRedis(url: string, name: 'commands' | 'subscriber' | 'events', logger: Logger): Redis {
   const redis = new Redis(url, {
     connectionName: `connectivity-gateway:${name}`,
     retryStrategy: reconnectDelayMs,

@@ -1,16 +1,18 @@
 import type { Redis } from 'ioredis';
+import type { EventHistory, HistoryEntry } from '../events.js';
 import { eventSerializer } from './event-serializer.js';
 
 /**
  * Publishes one event, atomically (a Lua script runs alone in Redis):
- * 1. when the event has a place in a progression (`ARGV[2]` ≥ 0: a request's progress rank), drops it unless
- *    it is newer than the last one published for its subject (`KEYS[2]`, kept `ARGV[3]` seconds) — so no
- *    subscriber anywhere sees progress go backwards when two workers publish one request's changes at once;
- * 2. appends it to its topic's history stream (`KEYS[1]`, trimmed to `ARGV[1]` entries; none when 0), whose
- *    entry id becomes the event's global, ordered id;
- * 3. publishes `<entry id>\n<message>` on the events channel (`ARGV[4]`) — in the order of the stream, since
- *    nothing runs between the two.
- * Returns the entry id ('' without history), or false when the event was dropped as stale.
+ * 1. when the event has a place in a progression (`ARGV[2]` ≥ 0: its subject's version), drops it unless
+ *    it is newer than the last one published for its subject (`KEYS[2]`, kept `ARGV[3]` seconds) — so an
+ *    event the outbox relay publishes again (it died before deleting it), or a stale one, reaches no one;
+ * 2. appends it to the events stream every process reads (`KEYS[3]`, trimmed to about `ARGV[4]` entries),
+ *    whose entry id becomes the event's global, ordered id;
+ * 3. appends it under that same id to its type's history stream (`KEYS[1]`, trimmed to `ARGV[1]` entries;
+ *    none when 0), which `Last-Event-ID` replays read. (`pcall`: a history written before this script
+ *    may end past the new id; the event then misses only its replay.)
+ * Returns the entry id, or false when the event was dropped as stale.
  */
 const PUBLISH_SCRIPT = `
 local rank = tonumber(ARGV[2])
@@ -19,24 +21,21 @@ if rank >= 0 then
   if rank <= previous then return false end
   redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
 end
-local id = ''
+local id = redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'e', ARGV[5])
 if tonumber(ARGV[1]) > 0 then
-  id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], '*', 'e', ARGV[5])
+  redis.pcall('XADD', KEYS[1], 'MAXLEN', ARGV[1], id, 'e', ARGV[5])
 end
-redis.call('PUBLISH', ARGV[4], id .. '\\n' .. ARGV[5])
 return id
 `;
 
+/**
+ * Entries the events stream keeps (about: trimmed with `~`): how far behind a process's reader may fall —
+ * while its connection is down — and still receive every event.
+ */
+export const EVENT_STREAM_LENGTH = 10_000;
+
 /** How long the last published rank of a subject is remembered (a day: requests finish within minutes). */
 const RANK_TTL_SECONDS = 86_400;
-
-/** An event read back from a history stream. */
-export interface HistoryEntry {
-  /** The stream entry id (`<ms>-<seq>`): global and ordered. */
-  id: string;
-  type: string;
-  detail: unknown;
-}
 
 /** Where a published event sits in a progression: its subject (a request id) and its rank there. */
 export interface EventProgress {
@@ -48,10 +47,11 @@ type PublishingRedis = Redis & {
   publishEvent(
     historyKey: string,
     rankKey: string,
+    streamKey: string,
     historySize: number,
     rank: number,
     rankTtl: number,
-    channel: string,
+    streamLength: number,
     message: string,
   ): Promise<string | null>;
 };
@@ -67,12 +67,16 @@ export function compareEntryIds(a: string, b: string): number {
 export const ENTRY_ID = /^\d{1,20}-\d{1,20}$/;
 
 /**
- * The history of every event topic in Redis Streams (`<prefix>history:<topic>`, trimmed to `historySize`
- * entries), written by {@link publish} together with the pub/sub message, and read back for `Last-Event-ID`
- * replays on any instance (issue 17, Mercure history across instances).
+ * The events of a shared deployment in Redis Streams: one stream every process reads (`<prefix>events`,
+ * see `RedisEventTarget`) and the history of every event type (`<prefix>history:<type>`, trimmed to
+ * `historySize` entries), both written by {@link publish} and read back for `Last-Event-ID` replays on
+ * any instance (issue 17, Mercure history across instances).
  */
-export class RedisEventHistory {
+export class RedisEventHistory implements EventHistory {
   private readonly redis: PublishingRedis;
+  readonly idPrefix = 'urn:connectivity-gateway:event:';
+  /** The stream every process reads. */
+  readonly streamKey: string;
 
   constructor(
     redis: Redis,
@@ -81,39 +85,35 @@ export class RedisEventHistory {
     readonly historySize: number,
   ) {
     if (!('publishEvent' in redis))
-      redis.defineCommand('publishEvent', { numberOfKeys: 2, lua: PUBLISH_SCRIPT });
+      redis.defineCommand('publishEvent', { numberOfKeys: 3, lua: PUBLISH_SCRIPT });
     this.redis = redis as PublishingRedis;
+    this.streamKey = `${prefix}events`;
+  }
+
+  compare(a: string, b: string): number {
+    return compareEntryIds(a, b);
   }
 
   /**
-   * Publishes `message` (the serialised `{ type, detail }`) on `channel` with its history entry, unless
-   * `progress` says it is stale (see {@link PUBLISH_SCRIPT}).
+   * Publishes `message` (the serialised `{ type, detail }`) on the events stream and in `type`'s history,
+   * unless `progress` says it is stale (see {@link PUBLISH_SCRIPT}).
    *
-   * @returns the entry id, '' without history, or null when dropped as stale.
-   * @throws the Redis error when the script cannot run (Redis down: the caller logs it).
+   * @returns the entry id, or null when dropped as stale.
+   * @throws the Redis error when the script cannot run (Redis down: the relay tries again).
    */
-  async publish(
-    channel: string,
-    type: string,
-    message: string,
-    progress: EventProgress | null,
-  ): Promise<string | null> {
+  async publish(type: string, message: string, progress: EventProgress | null): Promise<string | null> {
     return this.redis.publishEvent(
       this.key(type),
       progress ? `${this.prefix}rank:${progress.subject}` : `${this.prefix}rank:-`,
+      this.streamKey,
       this.historySize,
       progress ? progress.rank : -1,
       RANK_TTL_SECONDS,
-      channel,
+      EVENT_STREAM_LENGTH,
       message,
     );
   }
 
-  /**
-   * What a subscriber of `types` that last saw `lastId` missed, oldest first over all the topics. `found`
-   * tells whether `lastId` is still kept in one of them; without it (`null`, trimmed, never sent) the answer
-   * is the whole kept history.
-   */
   async after(
     types: readonly string[],
     lastId: string | null,
@@ -130,7 +130,7 @@ export class RedisEventHistory {
     const ranges = await Promise.all(types.map((type) => this.redis.xrange(this.key(type), from, '+')));
     const entries = ranges
       .flat()
-      .map(([id, fields]) => {
+      .map(([id, fields]): HistoryEntry => {
         const { type, detail } = eventSerializer.parse(fields[1] ?? 'null') as {
           type: string;
           detail: unknown;

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { PublishedEvent } from '../events.js';
 import type { Logger } from '../logger.js';
 import type { EventProgress, RedisEventHistory } from './event-history.js';
 import { eventSerializer } from './event-serializer.js';
@@ -7,54 +8,57 @@ export { eventSerializer } from './event-serializer.js';
 
 type Listener = (event: CustomEvent) => void;
 
+/** Entries read from the events stream at a time. */
+const READ_COUNT = 500;
+/** How long one blocking read waits for new entries before it is asked again (ms). */
+const READ_BLOCK_MS = 5_000;
+
 /**
- * The event bus's target when `REDIS_URL` is set (issue 17): every event is published on one Redis channel
- * (`<prefix>events`, the event's type inside the message), which every process subscribes to once at start,
- * and each process delivers to its own listeners what arrives there — its own events included, so all
- * processes see the events of one publisher in one order. The same interface as the in-process target
- * (`createPubSub`'s `eventTarget`), in the manner of `@graphql-yoga/redis-event-target`, with two
- * differences that make subscriptions exact:
- * - One channel, subscribed before the process serves anyone ({@link ready}), instead of a channel per
- *   topic subscribed when its first listener comes: a listener hears every event published after it was
- *   attached, with no window while a `SUBSCRIBE` is in flight in which a change could fall between a
- *   subscription's snapshot and its live events.
- * - {@link listenerCount}, for `/metrics` and the tests; a message that does not parse is logged and
- *   dropped, not thrown into ioredis.
+ * The event bus's target when `REDIS_URL` is set (issues 17 and 34): every event is appended to one Redis
+ * stream (`<prefix>events`, see {@link RedisEventHistory.publish}), which every process reads from where it
+ * stopped (`XREAD BLOCK` on a connection of its own), delivering to its own listeners — its own events
+ * included, so all processes see the events in one order. The same interface as the in-process target
+ * (`createPubSub`'s `eventTarget`), in the manner of `@graphql-yoga/redis-event-target`, with what makes
+ * subscriptions exact:
+ * - A stream, not pub/sub: a process whose connection drops (Redis restarted, a network blip) reads on from
+ *   the last entry it had once it is back, so it misses nothing published meanwhile, as long as it is less
+ *   than `EVENT_STREAM_LENGTH` entries behind. Pub/sub would drop what was published while it reconnected.
+ * - Reading starts at the stream's end as it was before the process serves anyone ({@link ready}): a
+ *   listener hears every event published after it was attached, with no window in which a change could
+ *   fall between a subscription's snapshot and its live events.
+ * - {@link listenerCount}, for `/metrics` and the tests; an entry that does not parse is logged and skipped.
  *
  * Each process receives every instance's events and drops those nobody listens to here: one JSON parse per
- * event and process, against one `SUBSCRIBE` round trip per topic and subscriber churn otherwise.
+ * event and process, against a read per topic and subscriber churn otherwise.
  *
- * Publishing goes through {@link RedisEventHistory.publish}: the event gets its history entry (its id, global
- * and ordered, set on the delivered payload as `eventId` when the payload is an object), and an event that
- * `progress` places behind one already published for its subject is dropped for everyone. Redis pub/sub
- * keeps nothing: a process that is disconnected misses what was published meanwhile (ioredis resubscribes
- * on reconnect); the history is what replays (`Last-Event-ID` on the Mercure hub).
+ * Publishing goes through {@link publishAll}, awaited by the outbox relay: each event gets its stream entry
+ * (its id, global and ordered, set on the delivered payload as `eventId`), and an event that `progress`
+ * places at or behind one already published for its subject is dropped for everyone.
  */
 export class RedisEventTarget {
   private readonly listeners = new Map<string, Set<Listener>>();
-  private readonly channel: string;
   private count = 0;
-  /** Resolves once Redis confirmed the subscription: before it, events published are not heard here. */
+  private closed = false;
+  private reading: Promise<void> | null = null;
+  /** Resolves once the process knows where the stream ends: events published after it are heard here. */
   readonly ready: Promise<void>;
 
   /**
    * @param history publishes (through its connection for commands) and keeps each topic's history.
-   * @param subscriber a connection of its own: in subscriber mode Redis takes no other command on it.
-   * @param prefix prepended to the channel's name, so deployments can share one Redis.
+   * @param reader a connection of its own: a blocking read holds it.
    * @param progress where a payload stands in its subject's progression, or null (always published).
    */
   constructor(
-    private readonly history: RedisEventHistory,
-    subscriber: Redis,
-    prefix: string,
+    readonly history: RedisEventHistory,
+    private readonly reader: Redis,
     private readonly logger: Logger,
     private readonly progress: (detail: unknown) => EventProgress | null = () => null,
   ) {
-    this.channel = `${prefix}events`;
-    subscriber.on('message', (channel: string, message: string) => {
-      if (channel === this.channel) this.deliver(message);
+    // Where the stream ends now (`0-0` when empty): reading starts after it. Asked on the reader, which
+    // waits for Redis as long as it takes (the caller times the start out).
+    this.ready = reader.xrevrange(history.streamKey, '+', '-', 'COUNT', 1).then(([newest]) => {
+      this.reading = this.read(newest?.[0] ?? '0-0');
     });
-    this.ready = subscriber.subscribe(this.channel).then(() => undefined);
   }
 
   /** Listeners attached right now, across all event types. */
@@ -82,34 +86,80 @@ export class RedisEventTarget {
     if (set.size === 0) this.listeners.delete(type);
   }
 
-  /** Publishes the event on the channel; listeners here get it back from Redis like any other process. */
+  /** Publishes one event without waiting; a failure is logged. The relay uses {@link publishAll}. */
   dispatchEvent(event: Event): boolean {
     const detail = (event as CustomEvent).detail ?? null;
-    const message = eventSerializer.stringify({ type: event.type, detail });
-    this.history
-      .publish(this.channel, event.type, message, this.progress(detail))
-      .catch((error: unknown) =>
-        this.logger.error({ err: error, channel: this.channel }, 'redis publish failed'),
-      );
+    this.publishOne(event.type, detail).catch((error: unknown) =>
+      this.logger.error({ err: error }, 'redis publish failed'),
+    );
     return true;
   }
 
-  /** Delivers `<entry id>\n<message>` (see {@link RedisEventHistory.publish}) to this process's listeners. */
-  private deliver(text: string): void {
-    const newline = text.indexOf('\n');
-    const id = text.slice(0, Math.max(0, newline));
+  /**
+   * Publishes events in order (one pipeline: commands on one connection run in the order sent); listeners
+   * here get them back from the stream like any other process's.
+   *
+   * @throws the first Redis error (Redis down); events before it may be published, and the relay's next try
+   *   publishes them again, which the publish script drops as not newer.
+   */
+  async publishAll(events: readonly PublishedEvent[]): Promise<void> {
+    await Promise.all(events.map(({ type, detail }) => this.publishOne(type, detail)));
+  }
+
+  /** Stops reading (the reader connection is closed by its owner). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.reading;
+  }
+
+  private publishOne(type: string, detail: unknown): Promise<string | null> {
+    const message = eventSerializer.stringify({ type, detail });
+    return this.history.publish(type, message, this.progress(detail));
+  }
+
+  /** Reads the stream from `lastId` on until closed, through reconnections (ioredis resends the read). */
+  private async read(lastId: string): Promise<void> {
+    let last = lastId;
+    while (!this.closed) {
+      let batches: [string, [string, string[]][]][] | null;
+      try {
+        batches = (await this.reader.xread(
+          'COUNT',
+          READ_COUNT,
+          'BLOCK',
+          READ_BLOCK_MS,
+          'STREAMS',
+          this.history.streamKey,
+          last,
+        )) as [string, [string, string[]][]][] | null;
+      } catch (error) {
+        if (this.closed) return;
+        this.logger.warn({ err: error }, 'reading the events stream failed; retrying');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        continue;
+      }
+      for (const [, entries] of batches ?? []) {
+        for (const [id, fields] of entries) {
+          last = id;
+          this.deliver(id, fields[1] ?? '');
+        }
+      }
+    }
+  }
+
+  /** Delivers one stream entry to this process's listeners, with its id as `eventId`. */
+  private deliver(id: string, text: string): void {
     let parsed: { type: string; detail: unknown };
     try {
-      if (newline < 0) throw new Error('no entry id line');
-      parsed = eventSerializer.parse(text.slice(newline + 1)) as { type: string; detail: unknown };
+      parsed = eventSerializer.parse(text) as { type: string; detail: unknown };
     } catch (error) {
-      this.logger.error({ err: error, channel: this.channel }, 'unreadable event on redis; dropped');
+      this.logger.error({ err: error, id }, 'unreadable event on redis; skipped');
       return;
     }
     const set = this.listeners.get(parsed.type);
     if (!set) return;
     const { detail } = parsed;
-    if (id && typeof detail === 'object' && detail !== null) (detail as { eventId?: string }).eventId = id;
+    if (typeof detail === 'object' && detail !== null) (detail as { eventId?: string }).eventId = id;
     const event = new CustomEvent(parsed.type, { detail });
     for (const callback of [...set]) callback(event);
   }

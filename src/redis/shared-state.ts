@@ -9,7 +9,7 @@ import { type RedisSonataNotifications, redisSonataNotifications } from './sonat
 
 /** What instances share through Redis when `REDIS_URL` is set (issue 17). */
 export interface RedisSharedState {
-  /** The event bus's target: every instance hears every event. */
+  /** The event bus's target: every instance hears every event (the events stream). */
   events: RedisEventTarget;
   /** Every topic's history, for `Last-Event-ID` replays on any instance. */
   history: RedisEventHistory;
@@ -24,7 +24,7 @@ export interface RedisSharedState {
    * before relying on it. At most once, like every pub/sub channel (see {@link RedisBroadcast}).
    */
   broadcast<T>(name: string, codec: BroadcastCodec<T>, what: string): RedisBroadcast<T>;
-  /** Closes both connections. */
+  /** Stops reading events and closes the three connections. */
   close(): Promise<void>;
 }
 
@@ -41,9 +41,10 @@ export interface RedisSharedOptions {
 }
 
 /**
- * Opens the two Redis connections an instance needs — one for commands and publishing, one in subscriber
- * mode — and resolves once both channels are subscribed, so the instance hears every event published from
- * the moment it serves anyone.
+ * Opens the three Redis connections an instance needs — one for commands and publishing, one in subscriber
+ * mode, one for the blocking reads of the events stream — and resolves once its channels are subscribed and
+ * it knows where the events stream ends, so the instance hears every event published from the moment it
+ * serves anyone.
  *
  * @throws Error when Redis does not confirm the subscriptions within `timeoutMs`.
  */
@@ -56,11 +57,16 @@ export async function openRedisSharedState(
   const log = logger.child({ component: 'redis' });
   const commands = openRedis(url, 'commands', log);
   const subscriber = openRedis(url, 'subscriber', log);
-  const close = async () => {
-    await Promise.all([closeRedis(commands), closeRedis(subscriber)]);
-  };
+  const reader = openRedis(url, 'events', log);
   const history = new RedisEventHistory(commands, prefix, options.historySize);
-  const events = new RedisEventTarget(history, subscriber, prefix, log, options.progress);
+  const events = new RedisEventTarget(history, reader, log, options.progress);
+  const close = async () => {
+    const stopped = events.close();
+    // A QUIT would wait behind the blocking read: the reader is cut at once, which ends that read.
+    reader.disconnect();
+    await Promise.all([closeRedis(commands), closeRedis(subscriber)]);
+    await stopped;
+  };
   const wakeups = redisGatheringWakeups(commands, subscriber, prefix, log);
   const sonataNotifications = redisSonataNotifications(commands, subscriber, prefix, log);
   let timer: NodeJS.Timeout | undefined;

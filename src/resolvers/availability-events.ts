@@ -1,62 +1,41 @@
 import { Repeater } from '@repeaterjs/repeater';
 import type { Context, Services } from '../context.js';
-import type {
-  AvailabilityRequestRecord,
-  ChangedRequest,
-  StoredAvailabilityRequestRecord,
-} from '../db/rows.js';
+import type { AvailabilityRequestRecord, OutboxEvent } from '../db/rows.js';
+import { requestVersion } from '../db/shared/events.js';
+import { type PublishedEvent, requestEventType } from '../events.js';
 import { requireViewer } from './authentication.js';
 
 /**
- * Publishes the state of each request gathering changed, one event per change in the given order (shared
- * by every subscriber): the change's own `record` where it comes with one (the worker's, see
- * `GatheringChange`), else the request as read now — all those in one read, so a batch of changes costs one
- * query at most. A request no longer found is skipped.
+ * The events to publish for outbox events of `availabilityRequest:changed` (the relay's batch, in order):
+ * each request's record as its event's transaction left it — the request as read now (what is shown of it
+ * never changes after creation, but its progress) with the progress the event stored. All requests in one
+ * read; an event whose request is gone is skipped.
  */
-export async function publishRequestsChanged(
-  services: Services,
-  changes: readonly (ChangedRequest & { record?: AvailabilityRequestRecord })[],
-): Promise<void> {
-  const unknown = changes.filter((change) => !change.record).map((change) => change.availabilityRequestId);
+export async function requestEventsOf(
+  services: Pick<Services, 'db'>,
+  events: readonly OutboxEvent[],
+): Promise<PublishedEvent[]> {
+  const ids = [...new Set(events.map((event) => event.subjectId))];
   const records = new Map(
-    unknown.length === 0
-      ? []
-      : (await services.db.findAvailabilityRequestsById([...new Set(unknown)])).map((record) => [
-          record.request.id,
-          record,
-        ]),
+    (await services.db.findAvailabilityRequestsById(ids)).map((record) => [record.request.id, record]),
   );
-  for (const change of changes) {
-    const record = change.record ?? records.get(change.availabilityRequestId);
-    if (record)
-      services.events.publish('availabilityRequest:changed', change.instanceId, {
-        instanceId: change.instanceId,
-        kind: 'updated',
-        record,
-      });
-  }
+  return events.flatMap((event) => {
+    const current = records.get(event.subjectId);
+    if (!current) return [];
+    const { kind, status, sourcesFinished, updatedAtMs } = event.payload;
+    const record: AvailabilityRequestRecord = {
+      request: { ...current.request, status, sourcesFinished, updatedAt: new Date(updatedAtMs) },
+      address: current.address,
+    };
+    return [
+      { type: requestEventType(event.instanceId), detail: { instanceId: event.instanceId, kind, record } },
+    ];
+  });
 }
 
-/** Publishes newly created requests. */
-export function publishRequestsCreated(
-  services: Services,
-  records: readonly StoredAvailabilityRequestRecord[],
-): void {
-  for (const record of records) {
-    const { instanceId } = record.request;
-    services.events.publish('availabilityRequest:changed', instanceId, {
-      instanceId,
-      kind: 'created',
-      record,
-    });
-  }
-}
-
-const statusRank = { pending: 0, in_progress: 1, completed: 2 } as const;
-
-/** Progress as one comparable number; it only ever grows for a request. */
+/** Progress as one comparable number (the outbox event's version); it only ever grows for a request. */
 function progressKey(record: AvailabilityRequestRecord): number {
-  return statusRank[record.request.status] * 1_000_000 + record.request.sourcesFinished;
+  return requestVersion(record.request.status, record.request.sourcesFinished);
 }
 
 /**

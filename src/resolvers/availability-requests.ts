@@ -18,7 +18,6 @@ import {
   monthlyLimitChecks,
   resolveAttachment,
 } from './availability-attachments.js';
-import { publishRequestsCreated } from './availability-events.js';
 import { availabilityRequestBatchSchema, filterProblems, storedFilters } from './availability-input.js';
 import { type FilterValueSets, filterValueSets } from './availability-options.js';
 import { loadersFor } from './loaders.js';
@@ -107,7 +106,8 @@ export async function createAvailabilityRequests(
   });
   if ('exceeded' in result) throw limitExceeded(result.exceeded, lookups.customers);
   const { records } = result;
-  publishRequestsCreated(ctx, records);
+  // Their `created` events were written with them; the relay publishes them now.
+  ctx.events.written();
   ctx.wakeGathering();
   const count = records.length;
   return {

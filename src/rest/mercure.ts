@@ -1,12 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseCookie } from 'cookie';
 import { errors as joseErrors, jwtVerify } from 'jose';
-import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import type { Services } from '../context.js';
 import { AppError } from '../errors.js';
-import type { AvailabilityRequestEvent } from '../events.js';
-import { compareEntryIds } from '../redis/event-history.js';
+import { type AvailabilityRequestEvent, type EventHistory, requestEventType } from '../events.js';
 import {
   allInstanceIds,
   availabilityRequestTopic,
@@ -23,25 +21,23 @@ import {
 import { sendProblem } from './router.js';
 
 /**
- * One event as sent: its id — an IRI, `urn:uuid:<UUIDv7>` in process, `urn:connectivity-gateway:event:<entry
- * id>` in shared mode (the Redis stream entry id: global over the instances, ordered) — and the serialised
- * `data` line.
+ * One event as sent: its id — an IRI, the history's prefix and the event's id there: `urn:uuid:<UUIDv7>` in
+ * process, `urn:connectivity-gateway:event:<entry id>` in shared mode (the Redis stream entry id: global over
+ * the instances, ordered) — its id in the history, and the serialised `data` line.
  */
 interface StreamEvent {
   id: string;
+  historyId: string;
   data: string;
 }
 
-/** The prefix of shared-mode event ids; what follows is the Redis stream entry id. */
-const SHARED_ID_PREFIX = 'urn:connectivity-gateway:event:';
-
 /**
- * The event stream of one instance: its bounded history (in process; in shared mode the history is Redis's)
- * and the connections reading it.
+ * The live events of one instance and the connections reading them: it listens to the event bus from its
+ * first connection on and stops listening when its last one leaves (issue 34). The history that
+ * `Last-Event-ID` replays is kept apart, by the event bus ({@link EventHistory}), so it outlives the stream.
  */
 interface InstanceStream {
   instanceId: string;
-  history: StreamEvent[];
   clients: Set<ServerResponse>;
   stop(): Promise<void>;
 }
@@ -73,28 +69,33 @@ interface SubscriberToken {
  * - `Last-Event-ID` (header, or the `lastEventID` query parameter) replays what followed that event from a
  *   bounded per-instance history, `earliest` (or an id no longer kept) the whole kept history, and the
  *   response's `Last-Event-ID` header names the event before the first one sent, or `earliest`;
- * - in shared mode (`REDIS_URL`, issue 17) the history is Redis's (`RedisEventHistory`) and the ids are its
- *   entry ids, so a client reconnecting to another instance gets exactly the events it missed, once;
+ * - the history is the event bus's, written as events are published whether or not anyone listens: in
+ *   process, or in shared mode (`REDIS_URL`, issue 17) Redis's (`RedisEventHistory`), whose ids are its entry
+ *   ids, so a client reconnecting to another instance gets exactly the events it missed, once;
+ * - an instance's listener on the event bus lives while it has connections, no longer;
  * - the stream ends when the token expires (its `exp`).
  */
 export class MercureHub {
   private readonly streams = new Map<string, InstanceStream>();
   private readonly connections = new Set<ServerResponse>();
-  /** Shared mode: live events for connections still reading their replay from Redis. */
+  /** Live events for connections still reading their replay. */
   private readonly replaying = new Map<ServerResponse, StreamEvent[]>();
   /**
-   * Shared mode: per connection, the newest entry id it has after its replay. A live event comes by the
-   * subscriber connection, the replay by the command connection, and the process may read the first after
-   * the second: an event at or before this id reaching it live after the replay was sent is not sent again.
-   * The mark goes with the first live event after it (the channel delivers in the history's order).
+   * Per connection, the newest history id it has after its replay. In shared mode a live event comes by the
+   * events stream's connection, the replay by the command connection, and the process may read the first
+   * after the second: an event at or before this id reaching it live after the replay was sent is not sent
+   * again. The mark goes with the first live event after it (the stream delivers in the history's order).
    */
   private readonly replayedUpTo = new Map<ServerResponse, string>();
   private closed = false;
+  private readonly history: EventHistory;
 
   constructor(
     private readonly services: Services,
-    private readonly options: { historySize: number; keepAliveMs: number },
-  ) {}
+    private readonly options: { keepAliveMs: number },
+  ) {
+    this.history = services.events.target.history;
+  }
 
   /** Connections open right now, over all instances. */
   get connectionCount(): number {
@@ -120,8 +121,7 @@ export class MercureHub {
         throw new AppError('FORBIDDEN', 'The token grants none of the topics the selectors match.');
       }
       if (this.closed) throw new AppError('INTERNAL', 'The event stream is shutting down.');
-      if (this.services.redis) await this.subscribeShared(instanceIds, token.expiresAtMs, req, res, url);
-      else this.subscribe(instanceIds, token.expiresAtMs, req, res, url);
+      await this.subscribe(instanceIds, token.expiresAtMs, req, res, url);
     } catch (error) {
       sendProblem(res, error, () => this.services.logger);
     }
@@ -185,39 +185,22 @@ export class MercureHub {
     });
   }
 
-  private subscribe(
-    instanceIds: string[],
-    expiresAtMs: number | null,
-    req: IncomingMessage,
-    res: ServerResponse,
-    url: URL,
-  ): void {
-    // The client may have left while its token was being checked: its close events have fired already.
-    if (req.destroyed || res.destroyed) return;
-    const streams = instanceIds.map((instanceId) => this.streamOf(instanceId));
-    const lastEventId = lastEventIdOf(req, url);
-    const reconciled = lastEventId === null ? null : reconcile(streams, lastEventId);
-    this.open(res, reconciled?.preceding ?? null);
-    // From the replay to joining the live streams nothing awaits: no event falls in between or comes twice.
-    for (const event of reconciled?.replay ?? []) res.write(format(event));
-    this.join(streams, expiresAtMs, req, res);
-  }
-
   /**
-   * Shared mode: joins the live streams first, holding what arrives, then reads the replay from Redis, sends
-   * it, and then the held events that came after its last one — so nothing falls in between. Nothing comes
-   * twice either: an event the replay sent may still reach this process live afterwards (it reads the two
-   * Redis connections in no fixed order), and {@link writeShared} drops it.
+   * Joins the live streams first, holding what arrives, then reads the replay from the history, sends it,
+   * and then the held events that came after its last one — so nothing falls in between. Nothing comes twice
+   * either: an event the replay sent may still reach this process live afterwards (in shared mode it reads
+   * two Redis connections in no fixed order), and {@link writeLive} drops it.
    */
-  private async subscribeShared(
+  private async subscribe(
     instanceIds: string[],
     expiresAtMs: number | null,
     req: IncomingMessage,
     res: ServerResponse,
     url: URL,
   ): Promise<void> {
-    const history = this.services.redis?.history;
-    if (!history || req.destroyed || res.destroyed) return;
+    // The client may have left while its token was being checked: its close events have fired already.
+    if (req.destroyed || res.destroyed) return;
+    const { history } = this;
     const streams = instanceIds.map((instanceId) => this.streamOf(instanceId));
     this.replaying.set(res, []);
     this.join(streams, expiresAtMs, req, res);
@@ -227,39 +210,48 @@ export class MercureHub {
         lastEventId === null
           ? null
           : await history.after(
-              instanceIds.map((instanceId) => topicType(instanceId)),
-              lastEventId.startsWith(SHARED_ID_PREFIX) ? lastEventId.slice(SHARED_ID_PREFIX.length) : null,
+              instanceIds.map((instanceId) => requestEventType(instanceId)),
+              lastEventId.startsWith(history.idPrefix) ? lastEventId.slice(history.idPrefix.length) : null,
             );
       if (res.destroyed || res.writableEnded) return;
       this.open(res, replay === null ? null : replay.found ? (lastEventId ?? EARLIEST) : EARLIEST);
       // The newest event the client has: the one it named when it is still kept, then each one replayed. A live
       // event at or before it — one that reached this instance late — is not written again.
       let last: string | null =
-        replay?.found && lastEventId ? lastEventId.slice(SHARED_ID_PREFIX.length) : null;
+        replay?.found && lastEventId ? lastEventId.slice(history.idPrefix.length) : null;
       for (const entry of replay?.entries ?? []) {
-        res.write(format(sharedEvent(entry.id, (entry.detail as AvailabilityRequestEvent).record)));
+        res.write(format(this.streamEvent(entry.id, (entry.detail as AvailabilityRequestEvent).record)));
         last = entry.id;
       }
       const held = this.replaying.get(res) ?? [];
       this.replaying.delete(res);
       if (last !== null) this.replayedUpTo.set(res, last);
-      for (const event of held) this.writeShared(res, event);
+      for (const event of held) this.writeLive(res, event);
     } finally {
       this.replaying.delete(res);
     }
   }
 
   /**
-   * Writes a live shared-mode event to `res`, unless the connection already has it: its entry id is at or
-   * before the newest one the connection's replay sent ({@link replayedUpTo}).
+   * Writes a live event to `res`, unless the connection already has it: its history id is at or before the
+   * newest one the connection's replay sent ({@link replayedUpTo}).
    */
-  private writeShared(res: ServerResponse, event: StreamEvent, text = format(event)): void {
+  private writeLive(res: ServerResponse, event: StreamEvent, text = format(event)): void {
     const mark = this.replayedUpTo.get(res);
     if (mark !== undefined) {
-      if (compareEntryIds(event.id.slice(SHARED_ID_PREFIX.length), mark) <= 0) return;
+      if (this.history.compare(event.historyId, mark) <= 0) return;
       this.replayedUpTo.delete(res);
     }
     res.write(text);
+  }
+
+  /** An event as sent: its history id as an IRI, the request as one list record. */
+  private streamEvent(historyId: string, record: AvailabilityRequestEvent['record']): StreamEvent {
+    return {
+      id: `${this.history.idPrefix}${historyId}`,
+      historyId,
+      data: JSON.stringify(availabilityRequestDocument(record)),
+    };
   }
 
   /** Answers 200 with the stream's headers and its first comment. */
@@ -292,7 +284,7 @@ export class MercureHub {
     const release = () => {
       clearInterval(keepAlive);
       if (expiry) clearTimeout(expiry);
-      for (const stream of streams) stream.clients.delete(res);
+      for (const stream of streams) this.leave(stream, res);
       this.connections.delete(res);
       this.replaying.delete(res);
       this.replayedUpTo.delete(res);
@@ -301,14 +293,13 @@ export class MercureHub {
     res.once('close', release);
   }
 
-  /** The instance's stream, listening to the event bus from the first subscriber on. */
+  /** The instance's stream, listening to the event bus from its first connection on. */
   private streamOf(instanceId: string): InstanceStream {
     const existing = this.streams.get(instanceId);
     if (existing) return existing;
     const source = this.services.events.subscribe('availabilityRequest:changed', instanceId);
     const stream: InstanceStream = {
       instanceId,
-      history: [],
       clients: new Set(),
       stop: async () => void (await source.return?.()),
     };
@@ -320,64 +311,31 @@ export class MercureHub {
     return stream;
   }
 
+  /** Takes `res` off `stream`; the stream's listener goes with its last connection. */
+  private leave(stream: InstanceStream, res: ServerResponse): void {
+    stream.clients.delete(res);
+    if (stream.clients.size > 0 || this.streams.get(stream.instanceId) !== stream) return;
+    this.streams.delete(stream.instanceId);
+    void stream.stop();
+  }
+
   private deliver(stream: InstanceStream, event: AvailabilityRequestEvent): void {
-    let sent: StreamEvent;
-    if (event.eventId !== undefined) sent = sharedEvent(event.eventId, event.record);
-    else {
-      // UUIDv7 ids are monotonic within the process: their order as strings is the order they were sent in.
-      sent = {
-        id: `urn:uuid:${uuidv7()}`,
-        data: JSON.stringify(availabilityRequestDocument(event.record)),
-      };
-      stream.history.push(sent);
-      if (stream.history.length > this.options.historySize) stream.history.shift();
-    }
+    // Every published event has its history id (`publishAll`); one published around the history has none.
+    if (event.eventId === undefined) return;
+    const sent = this.streamEvent(event.eventId, event.record);
     const text = format(sent);
     for (const client of stream.clients) {
       const held = this.replaying.get(client);
       if (held) held.push(sent);
-      else if (event.eventId !== undefined) this.writeShared(client, sent, text);
-      else client.write(text);
+      else this.writeLive(client, sent, text);
     }
   }
-}
-
-/** The event bus type of an instance's changes, as the history keys it (see `createEventBus`). */
-function topicType(instanceId: string): string {
-  return `availabilityRequest:changed:${instanceId}`;
-}
-
-/** A shared-mode event as sent: the entry id as an IRI, the request as one list record. */
-function sharedEvent(entryId: string, record: AvailabilityRequestEvent['record']): StreamEvent {
-  return {
-    id: `${SHARED_ID_PREFIX}${entryId}`,
-    data: JSON.stringify(availabilityRequestDocument(record)),
-  };
 }
 
 /** The `Last-Event-ID` header, else the `lastEventID` query parameter, else null. */
 function lastEventIdOf(req: IncomingMessage, url: URL): string | null {
   const header = req.headers['last-event-id'];
   return typeof header === 'string' ? header : url.searchParams.get('lastEventID');
-}
-
-/**
- * What a subscriber that sent `lastEventId` gets first (Mercure spec, "Reconciliation"): with an id still
- * kept, the events after it over every stream it reads, in order, and that id as the response's
- * `Last-Event-ID`; with `earliest`, or an id not kept (trimmed, from before a restart, never sent), the whole
- * kept history and `earliest`.
- */
-function reconcile(
-  streams: readonly InstanceStream[],
-  lastEventId: string,
-): { replay: StreamEvent[]; preceding: string } {
-  const kept =
-    streams.length === 1
-      ? (streams[0]?.history ?? [])
-      : streams.flatMap((stream) => stream.history).sort((a, b) => (a.id < b.id ? -1 : 1));
-  const found = lastEventId !== EARLIEST && kept.some((event) => event.id === lastEventId);
-  if (!found) return { replay: [...kept], preceding: EARLIEST };
-  return { replay: kept.filter((event) => event.id > lastEventId), preceding: lastEventId };
 }
 
 function format(event: StreamEvent): string {

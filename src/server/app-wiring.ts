@@ -1,9 +1,11 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Services } from '../context.js';
+import type { EventRelay } from '../event-relay.js';
 import type { GatheringWorker } from '../gathering/worker.js';
 import type { Logger } from '../logger.js';
 import { MercureHub } from '../rest/mercure.js';
+import { createEventRelay } from './event-relay.js';
 import { createGatheringWorker } from './gathering-worker.js';
 import { createGraphQLServer } from './graphql.js';
 import { AppMetrics } from './metrics.js';
@@ -27,6 +29,8 @@ export interface AppParts {
   metrics: AppMetrics;
   sonata: SonataWiring;
   worker: GatheringWorker;
+  /** The outbox relay: publishes the events the store wrote, on whichever process holds its lease. */
+  relay: EventRelay;
   yoga: ReturnType<typeof createGraphQLServer>;
   /**
    * Closes what the services opened: Redis, then the database. Call it last, once the worker is stopped
@@ -52,7 +56,6 @@ export async function wireApp(
   let worker: GatheringWorker | null = null;
   const services = await createServices(config, { ...options, wakeGathering: () => worker?.wake() });
   const mercure = new MercureHub(services, {
-    historySize: config.MERCURE_HISTORY_SIZE,
     keepAliveMs: config.MERCURE_KEEPALIVE_SECONDS * 1000,
   });
   const metrics = new AppMetrics({
@@ -62,6 +65,7 @@ export async function wireApp(
   });
   const sonata = await createSonataWiring(services);
   worker = createGatheringWorker(services, { sonataSource: sonata.source, metrics });
+  const relay = createEventRelay(services);
   return {
     role,
     runsWorker: role === 'worker' || config.GATHERING_WORKER === 'on',
@@ -70,6 +74,7 @@ export async function wireApp(
     metrics,
     sonata,
     worker,
+    relay,
     yoga: createGraphQLServer(services, { plugins: [metrics.graphqlPlugin] }),
     dispose: async () => {
       await services.redis?.close();

@@ -40,7 +40,8 @@ export interface App {
    * Stops gracefully (issue 17): answers `/readyz` 503 from the first moment, serves on with
    * `Connection: close` for `SHUTDOWN_DRAIN_SECONDS`, then takes no new connection,
    * closes WebSockets with 1001 (graphql-ws clients reconnect), ends the Mercure and GraphQL event streams
-   * (EventSource reconnects), stops the worker and gives its leases back, lets requests in flight finish
+   * (EventSource reconnects), stops the worker and gives its leases back, relays the events left and gives
+   * the relay's lease back, lets requests in flight finish
    * for up to `SHUTDOWN_TIMEOUT_SECONDS`, then closes what is left, Redis and the database.
    */
   stop(): Promise<void>;
@@ -85,6 +86,7 @@ export async function startApp(
           onSubscription: parts.metrics.countSubscription,
         })
       : null;
+  parts.relay.start();
   if (parts.runsWorker && options.startWorker !== false) parts.worker.start();
   let stopping: Promise<void> | null = null;
   return {

@@ -4,13 +4,12 @@ import { createCatalogSource } from '../gathering/sources/catalog.js';
 import { createHttpSource } from '../gathering/sources/http.js';
 import type { SourceAdapter } from '../gathering/sources/types.js';
 import { GatheringWorker } from '../gathering/worker.js';
-import { publishRequestsChanged } from '../resolvers/availability-events.js';
 import type { AppMetrics } from './metrics.js';
 
 /**
  * The gathering worker of an instance, not started: one adapter per source type (the catalog, plain HTTP
- * suppliers and `mef-sonata`), its pace from the configuration, the changes it makes published to
- * subscribers and every settled task counted in `metrics`.
+ * suppliers and `mef-sonata`), its pace from the configuration, the outbox relay told of
+ * the events its changes wrote, and every settled task counted in `metrics`.
  *
  * @returns the worker; `start()` it to gather, `stop()` it to give its leases back.
  */
@@ -32,11 +31,8 @@ export function createGatheringWorker(
     idlePollMs: config.GATHERING_IDLE_POLL_MS,
     leaseMs: config.GATHERING_LEASE_SECONDS * 1000,
     maxAttempts: config.GATHERING_MAX_ATTEMPTS,
-    onChanges: (changes) => {
-      publishRequestsChanged(services, changes).catch((error: unknown) =>
-        services.logger.error({ err: error }, 'could not publish request changes'),
-      );
-    },
+    // The changes' events were written with them; the relay publishes them now.
+    onChanges: () => services.events.written(),
     onTaskSettled: parts.metrics.onTaskSettled,
   });
 }

@@ -14,7 +14,7 @@ export interface StoppableParts {
   /** The graphql-ws server, null where the instance serves none (a worker). */
   webSockets: { close(): Promise<void> } | null;
   inFlight: InFlightRequests;
-  parts: Pick<AppParts, 'services' | 'mercure' | 'worker' | 'dispose'>;
+  parts: Pick<AppParts, 'services' | 'mercure' | 'worker' | 'relay' | 'dispose'>;
 }
 
 /**
@@ -22,8 +22,8 @@ export interface StoppableParts {
  * still served for `SHUTDOWN_DRAIN_SECONDS`, each response closing its connection; then the listener takes
  * no new connection and idle ones close; WebSockets close with 1001 (graphql-ws clients reconnect); the
  * Mercure hub and the other event streams end (EventSource reconnects); the worker stops and gives its
- * leases back; requests in flight get up to `SHUTDOWN_TIMEOUT_SECONDS` to finish before every connection
- * left is closed; last Redis and the database.
+ * leases back; requests in flight get up to `SHUTDOWN_TIMEOUT_SECONDS` to finish; the outbox relay publishes
+ * what is left and gives its lease back; every connection left is closed; last Redis and the database.
  *
  * @returns a promise resolved once everything is closed; call it once (`App.stop()` keeps its promise).
  * @throws what closing the worker, Redis or the database throws; the steps after it are then not taken.
@@ -44,6 +44,8 @@ export async function stopGracefully(stoppable: StoppableParts): Promise<void> {
   const drained = await inFlight.drained(config.SHUTDOWN_TIMEOUT_SECONDS * 1000);
   if (!drained)
     parts.services.logger.warn({ requests: inFlight.count }, 'shutdown: requests cut off after the timeout');
+  // What this process committed goes out before it stops; the lease goes to another process at once.
+  await parts.relay.stop();
   server.closeAllConnections();
   await closed;
   await parts.dispose();

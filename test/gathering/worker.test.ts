@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Services } from '../../src/context.js';
+import type { ChangedRequest } from '../../src/db/rows.js';
 import { createCatalogSource } from '../../src/gathering/sources/catalog.js';
 import { type SourceAdapter, SourceError } from '../../src/gathering/sources/types.js';
-import { type GatheringChange, type GatheringWorker, retryDelayMs } from '../../src/gathering/worker.js';
+import { type GatheringWorker, retryDelayMs } from '../../src/gathering/worker.js';
 import { getAvailabilityRequest } from '../../src/resolvers/availability-requests.js';
 import { createServices } from '../../src/server/services.js';
 import { tempDatabasePath, testConfig, waitFor } from '../helpers/app.js';
@@ -30,9 +31,9 @@ describe('GatheringWorker', () => {
     worker.start();
   }
 
-  it('when a request is gathered, then each change told carries the request as it then stood, the last as a read shows it', async () => {
+  it('when a request is gathered, then each change is told and its event waits in the outbox, in order, the last as a read shows it', async () => {
     const { ctx, id } = await requestAtExampleAddress();
-    const told: GatheringChange[] = [];
+    const told: ChangedRequest[] = [];
     worker = testWorker(
       services,
       createCatalogSource(services.db, { latencyScale: 0 }),
@@ -42,24 +43,35 @@ describe('GatheringWorker', () => {
     worker.start();
 
     await waitFor(
-      () => Promise.resolve(told.filter((change) => change.record?.request.status === 'completed')),
-      (completed) => completed.length > 0,
+      () => services.db.findAvailabilityRequest(ctx.viewer?.instanceId ?? '', id),
+      (record) => record?.request.status === 'completed',
+    );
+    await waitFor(
+      () => Promise.resolve(told.length),
+      (count) => count === 8,
     );
 
     const stored = await services.db.findAvailabilityRequest(ctx.viewer?.instanceId ?? '', id);
-    // The claim that started it, then one completion per source: each with the record, none read again.
-    expect(told).toHaveLength(8);
-    expect(told.every((change) => change.availabilityRequestId === id && change.record)).toBe(true);
-    const progress = told.map((change) => [
-      change.record?.request.status,
-      change.record?.request.sourcesFinished,
+    // The claim that started it, then one completion per source.
+    expect(told.every((change) => change.availabilityRequestId === id)).toBe(true);
+    // No relay runs here: every event the changes wrote is still in the outbox, after the request's creation.
+    const events = (await services.db.listOutboxEvents(100)).filter((event) => event.subjectId === id);
+    const progress = events.map((event) => [
+      event.payload.kind,
+      event.payload.status,
+      event.payload.sourcesFinished,
     ]);
-    expect(progress[0]).toEqual(['in_progress', 0]);
-    const finished = progress.slice(1).map(([, count]) => count as number);
-    expect(finished).toEqual([...finished].sort((a, b) => a - b));
-    expect(progress.at(-1)).toEqual(['completed', 7]);
-    expect(told.at(-1)?.record).toEqual(stored);
-    expect(told[0]?.record?.address).toEqual(stored?.address);
+    expect(progress[0]).toEqual(['created', 'pending', 0]);
+    expect(progress[1]).toEqual(['updated', 'in_progress', 0]);
+    expect(progress.at(-1)).toEqual(['updated', 'completed', 7]);
+    // One event per change of a transaction: a completion batch of several sources writes one.
+    expect(events.length).toBeGreaterThanOrEqual(3);
+    expect(events.length).toBeLessThanOrEqual(9);
+    const versions = events.map((event) => event.version);
+    expect(versions).toEqual([...versions].sort((a, b) => a - b));
+    expect(new Set(versions).size).toBe(versions.length);
+    expect(versions.at(-1)).toBe(2_000_007);
+    expect(events.at(-1)?.payload.updatedAtMs).toBe(stored?.request.updatedAt.getTime());
   });
 
   it('when one source fails for good and another fails once, then the request completes with the others’ products and the failure recorded', async () => {

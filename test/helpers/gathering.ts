@@ -1,10 +1,7 @@
 import { type Context, createContext, type Services } from '../../src/context.js';
+import type { ChangedRequest } from '../../src/db/rows.js';
 import type { SourceAdapter } from '../../src/gathering/sources/types.js';
-import {
-  type GatheringChange,
-  type GatheringTaskSettled,
-  GatheringWorker,
-} from '../../src/gathering/worker.js';
+import { type GatheringTaskSettled, GatheringWorker } from '../../src/gathering/worker.js';
 import { authenticate, viewerForToken } from '../../src/resolvers/authentication.js';
 import { createAvailabilityRequests } from '../../src/resolvers/availability-requests.js';
 import { createApplication, createInstance } from '../../src/resolvers/operator.js';
@@ -41,7 +38,7 @@ export function testWorker(
   services: Services,
   adapter: SourceAdapter,
   onTaskSettled?: (info: GatheringTaskSettled) => void,
-  onChanges: (changes: readonly GatheringChange[]) => void = () => {},
+  onChanges: (changes: readonly ChangedRequest[]) => void = () => {},
 ): GatheringWorker {
   return new GatheringWorker({
     db: services.db,

@@ -181,7 +181,7 @@ describe('Mercure event stream', () => {
     await waitFor(connections, (count) => count === 0);
   });
 
-  it('when 200 streams are opened and aborted, then no connection remains and listeners stay at one per instance', async () => {
+  it('when 200 streams are opened and aborted, then no connection remains and the instance’s listener goes with the last', async () => {
     const tenant = await server.tenant();
     const url = hubUrl(server, { topic: topicOf(tenant), authorization: await sseJwtOf(tenant) });
     const baseline = server.app.services.events.target.listenerCount;
@@ -197,7 +197,10 @@ describe('Mercure event stream', () => {
 
     expect(streams.map((stream) => stream.response.status)).toEqual(Array(200).fill(200));
     await waitFor(connections, (count) => count === 0);
-    expect(server.app.services.events.target.listenerCount).toBe(baseline + 1);
+    await waitFor(
+      () => Promise.resolve(server.app.services.events.target.listenerCount),
+      (count) => count === baseline,
+    );
   });
 
   it('when clients disconnect before the hub has answered, then no connection remains', async () => {

@@ -7,6 +7,7 @@
 import type { AvailabilityOperations } from './availability.js';
 import type { CatalogOperations } from './catalog.js';
 import type { CustomerOperations } from './customers.js';
+import type { EventOperations } from './events.js';
 import type { GatheringOperations } from './gathering.js';
 import type { IdempotencyOperations } from './idempotency.js';
 import type { QuoteOperations } from './quotes.js';
@@ -16,6 +17,7 @@ export * from '../values.js';
 export * from './availability.js';
 export * from './catalog.js';
 export * from './customers.js';
+export * from './events.js';
 export * from './gathering.js';
 export * from './idempotency.js';
 export * from './quotes.js';
@@ -28,4 +30,5 @@ export type StoreOperations = TenancyOperations &
   GatheringOperations &
   CustomerOperations &
   QuoteOperations &
-  IdempotencyOperations;
+  IdempotencyOperations &
+  EventOperations;

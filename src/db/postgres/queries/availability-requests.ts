@@ -6,18 +6,21 @@
  */
 import { and, asc, desc, eq, gte, inArray, sql } from 'drizzle-orm';
 import { exceededLimit, newRequestRecords } from '../../shared/availability.js';
+import { createdRequestEvents } from '../../shared/events.js';
 import { bulkInsert, oneStatement } from '../bulk-insert.js';
 import { bytewise } from '../bytewise.js';
 import { listTotal } from '../list-totals.js';
 import type { Op } from '../operation.js';
 import { preparedQuery, preparedVariants } from '../prepared.js';
 import { prepareRequestRecords, recordColumns, withAddress } from '../request-records.js';
-import { addresses, availabilityRequests, customers, gatheringTasks } from '../schema/index.js';
+import { addresses, availabilityRequests, customers, gatheringTasks, outboxEvents } from '../schema/index.js';
 
 const insertAddressRows = bulkInsert(addresses);
 const insertRequestRows = bulkInsert(availabilityRequests);
 /** Task ids come from the identity, in row order. */
 const insertTaskRows = bulkInsert(gatheringTasks, ['id']);
+/** Event ids come from the identity too. */
+const insertEventRows = bulkInsert(outboxEvents, ['id']);
 
 /**
  * One statement of three `unnest` inserts ({@link oneStatement}), atomic on its own; with monthly limits it
@@ -52,6 +55,7 @@ export const insertAvailabilityRequests: Op<'insertAvailabilityRequests'> = asyn
       insertAddressRows(records.map((record) => record.address)),
       insertRequestRows(records.map((record) => record.request)),
       insertTaskRows(tasks),
+      insertEventRows(createdRequestEvents(records, now)),
     ]);
     return { records, insert };
   };

@@ -10,7 +10,7 @@ import { preparedQuery } from '../prepared.js';
 import { pricingRulesOf } from '../pricing-rules.js';
 import { canonicalFilters } from '../request-records.js';
 import { addresses, availabilityRequests, gatheringTasks, pricePlans, sources } from '../schema/index.js';
-import { FINISHED_SOURCES_CTES } from './finished-sources.js';
+import { FINISHED_SOURCES_CTES, requestEventsCte } from './finished-sources.js';
 
 /** `text` as an SQL string literal, for the constant text of a statement. */
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
@@ -30,7 +30,8 @@ const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
  * 3. `pending` then `started`: the requests of leased tasks still `pending`, locked in id order and moved to
  *    `in_progress`. A locked row is re-read at its newest version, so a request another claimer started
  *    meanwhile is no longer pending and is left out.
- * `finished` and `started` touch different requests: one with a running task has left `pending`.
+ * `finished` and `started` touch different requests: one with a running task has left `pending`. Each
+ * writes its changes' outbox events (`finished_events`, `started_events`).
  * The lock order is the one of `gathering-tasks.ts`: tasks first, then requests in id order.
  *
  * The result is one row per exhausted task (`kind` `exhausted`, its request), started request (`started`)
@@ -69,7 +70,7 @@ pending as materialized (
 started as (
   update availability_requests set status = 'in_progress', updated_at = $1
    where id in (select id from pending) and status = 'pending'
-  returning instance_id, id)
+  returning instance_id, id, status, sources_finished, updated_at)${requestEventsCte('started_events', 'started')}
 select 'exhausted' as kind, id::text as task_id, instance_id, availability_request_id from exhausted
 union all
 select 'started', null, instance_id, id from started

@@ -16,3 +16,4 @@ export * from './price-plans.js';
 export * from './quotes.js';
 export * from './request-details.js';
 export * from './tenancy.js';
+export * from './outbox.js';

@@ -5,6 +5,7 @@
  */
 import { and, asc, desc, eq, gt, gte, inArray, lt, or, sql } from 'drizzle-orm';
 import { exceededLimit, newRequestRecords } from '../../shared/availability.js';
+import { createdRequestEvents } from '../../shared/events.js';
 import { boundLimit } from '../bound-limit.js';
 import { listTotal } from '../list-totals.js';
 import type { Op } from '../operation.js';
@@ -12,6 +13,7 @@ import { preparedQuery, preparedRowInsert, preparedVariants } from '../prepared.
 import { prepareNumber } from '../prepared-rows.js';
 import { prepareRequestRecords, recordColumns, withAddress } from '../request-records.js';
 import { addresses, availabilityRequests, gatheringTasks } from '../schema/index.js';
+import { recordEvents } from './record-events.js';
 
 const addressInsert = preparedRowInsert(addresses);
 const requestInsert = preparedRowInsert(availabilityRequests);
@@ -89,6 +91,7 @@ export const insertAvailabilityRequests: Op<'insertAvailabilityRequests'> = asyn
           });
         }
       }
+      recordEvents(db, createdRequestEvents(records, now));
       return { records };
     },
     { behavior: 'immediate' },

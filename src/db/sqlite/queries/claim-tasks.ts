@@ -5,6 +5,7 @@
 import { and, eq, lte, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { ChangedRequest, ClaimedTask, PricingPlan } from '../../contract/index.js';
+import { type RequestChange, requestChangeEvents } from '../../shared/events.js';
 import { leaseExpired } from '../../shared/gathering.js';
 import { boundLimit } from '../bound-limit.js';
 import type { Op } from '../operation.js';
@@ -12,6 +13,7 @@ import { preparedQuery } from '../prepared.js';
 import { addresses, availabilityRequests, gatheringTasks, sources } from '../schema/index.js';
 import { finishSource } from './finished-sources.js';
 import { loadPricingPlan } from './price-plans.js';
+import { recordEvents } from './record-events.js';
 
 /**
  * One write transaction (`BEGIN IMMEDIATE`): SQLite's one writer at a time keeps two claimers from leasing
@@ -23,16 +25,25 @@ export const claimTasks: Op<'claimTasks'> = async (db, input) => {
   const { leased, changed } = db.transaction(
     (): { leased: Omit<ClaimedTask, 'pricingPlan'>[]; changed: ChangedRequest[] } => {
       const changed: ChangedRequest[] = [];
+      const events: RequestChange[] = [];
+      const record = () => recordEvents(db, requestChangeEvents(events, input.now));
       for (const row of statements.failExhausted.all({ nowMs, maxAttempts: input.maxAttempts })) {
-        finishSource(db, row.availabilityRequestId, input.now);
+        const change = finishSource(db, row.availabilityRequestId, input.now);
+        if (change) events.push(change);
         changed.push(row);
       }
-      if (input.limit <= 0) return { leased: [], changed };
+      if (input.limit <= 0) {
+        record();
+        return { leased: [], changed };
+      }
       // Two index-ordered reads instead of one OR, which would sort every queued task on each claim.
       const expired = statements.expired.all({ nowMs, limit: input.limit });
       const queued = statements.queued.all({ nowMs, limit: input.limit - expired.length });
       const candidates = JSON.stringify([...expired, ...queued].map((row) => row.id));
-      if (candidates === '[]') return { leased: [], changed };
+      if (candidates === '[]') {
+        record();
+        return { leased: [], changed };
+      }
       statements.lease.run({
         ids: candidates,
         owner: input.owner,
@@ -42,7 +53,11 @@ export const claimTasks: Op<'claimTasks'> = async (db, input) => {
       const rows = statements.leased.all({ ids: candidates });
       const requestIds = JSON.stringify(rows.map((row) => row.request.id));
       const started = statements.startRequests.all({ ids: requestIds, nowMs });
-      changed.push(...started);
+      for (const { instanceId, availabilityRequestId, ...progress } of started) {
+        changed.push({ instanceId, availabilityRequestId });
+        events.push({ instanceId, availabilityRequestId, kind: 'updated', progress });
+      }
+      record();
       // The requests as they are once the claim commits: the ones it started are in progress.
       const startedIds = new Set(started.map((row) => row.availabilityRequestId));
       const leased = rows.map((row) => ({
@@ -138,6 +153,9 @@ const claimStatements = preparedQuery((db) => {
       .returning({
         instanceId: availabilityRequests.instanceId,
         availabilityRequestId: availabilityRequests.id,
+        status: availabilityRequests.status,
+        sourcesFinished: availabilityRequests.sourcesFinished,
+        updatedAt: availabilityRequests.updatedAt,
       })
       .prepare(),
   };

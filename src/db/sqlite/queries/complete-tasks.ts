@@ -4,12 +4,13 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { newId } from '../../../ids.js';
-import type { RequestProgress } from '../../contract/index.js';
+import { type RequestChange, requestChangeEvents } from '../../shared/events.js';
 import { completeOne } from '../../shared/gathering.js';
 import type { Op } from '../operation.js';
 import { preparedQuery, preparedRowInsert } from '../prepared.js';
-import { availabilityRequestProducts, availabilityRequests, gatheringTasks } from '../schema/index.js';
+import { availabilityRequestProducts, gatheringTasks } from '../schema/index.js';
 import { finishSource } from './finished-sources.js';
+import { recordEvents } from './record-events.js';
 
 export const completeTask: Op<'completeTask'> = async (db, completion) =>
   completeOne((completions) => completeTasks(db, completions), completion);
@@ -21,10 +22,10 @@ export const completeTask: Op<'completeTask'> = async (db, completion) =>
 export const completeTasks: Op<'completeTasks'> = async (db, completions) => {
   const succeed = succeedTask(db);
   const insertProduct = productInsert(db);
-  const progressOf = requestProgress(db);
   const drawn = new Set<number>();
   return db.transaction(
     () => {
+      const finished: RequestChange[] = [];
       const changes = completions.map((input) => {
         // Ids are drawn for a task's products before its fence is checked, once per task, as the
         // PostgreSQL store draws them for its one statement: a lost lease only wastes them.
@@ -52,33 +53,22 @@ export const completeTasks: Op<'completeTasks'> = async (db, completions) => {
             createdAt: input.now,
           });
         }
-        finishSource(db, task.availabilityRequestId, input.now);
+        const change = finishSource(db, task.availabilityRequestId, input.now);
+        if (change) finished.push(change);
         return { instanceId: task.instanceId, availabilityRequestId: task.availabilityRequestId };
       });
-      const progress = new Map<string, RequestProgress>();
+      const last = completions.at(-1);
+      if (last) recordEvents(db, requestChangeEvents(finished, last.now));
+      // Where each request stands once the whole batch is stored: its last change in the batch.
+      const progress = new Map(finished.map((change) => [change.availabilityRequestId, change.progress]));
       return changes.map((change) => {
-        if (!change) return null;
-        const id = change.availabilityRequestId;
-        if (!progress.has(id)) progress.set(id, progressOf.get({ id }) as RequestProgress);
-        return { ...change, progress: progress.get(id) as RequestProgress };
+        const reached = change && progress.get(change.availabilityRequestId);
+        return change && reached ? { ...change, progress: reached } : null;
       });
     },
     { behavior: 'immediate' },
   );
 };
-
-/** Where a request stands ({@link RequestProgress}), by id. */
-const requestProgress = preparedQuery((db) =>
-  db
-    .select({
-      status: availabilityRequests.status,
-      sourcesFinished: availabilityRequests.sourcesFinished,
-      updatedAt: availabilityRequests.updatedAt,
-    })
-    .from(availabilityRequests)
-    .where(eq(availabilityRequests.id, sql.placeholder('id')))
-    .prepare(),
-);
 
 /**
  * Marks a task succeeded while `owner` holds its lease, with its note (or none); returns the task, or

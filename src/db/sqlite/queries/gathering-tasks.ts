@@ -4,11 +4,13 @@
  * transactions (`BEGIN IMMEDIATE`): SQLite's one writer at a time is the whole of the locking.
  */
 import { and, eq, sql } from 'drizzle-orm';
+import { requestChangeEvents } from '../../shared/events.js';
 import { failedAttemptChanges } from '../../shared/gathering.js';
 import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
 import { gatheringTasks } from '../schema/index.js';
 import { finishSource } from './finished-sources.js';
+import { recordEvents } from './record-events.js';
 
 /** Lease fence: the task is still running and still leased to `owner`. */
 function heldBy(taskId: number, owner: string) {
@@ -27,7 +29,8 @@ export const failTaskAttempt: Op<'failTaskAttempt'> = async (db, attempt) => {
         .returning({ instanceId: t.instanceId, availabilityRequestId: t.availabilityRequestId })
         .get();
       if (!task || attempt.retryAt) return null;
-      finishSource(db, task.availabilityRequestId, attempt.now);
+      const change = finishSource(db, task.availabilityRequestId, attempt.now);
+      if (change) recordEvents(db, requestChangeEvents([change], attempt.now));
       return task;
     },
     { behavior: 'immediate' },

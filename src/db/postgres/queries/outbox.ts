@@ -1,0 +1,56 @@
+/*
+ * The outbox on PostgreSQL; each function implements the operation of its name documented in
+ * `EventOperations` (src/db/contract/events.ts). The writing operations record their events in the same
+ * statement as their change (`requestEventsCte`, `bulkInsert(outboxEvents)`).
+ */
+import { and, asc, eq, lte, or, sql } from 'drizzle-orm';
+import { EVENT_RELAY_LEASE } from '../../shared/events.js';
+import type { Op } from '../operation.js';
+import { preparedQuery } from '../prepared.js';
+import { outboxEvents, relayLeases } from '../schema/index.js';
+
+/**
+ * An upsert that takes the row only from no holder, an expired one, or the same owner. Concurrent claims
+ * wait for each other's row lock, and `ON CONFLICT DO UPDATE` checks its `WHERE` on the newest row, so
+ * exactly one of two claimers of an expired lease gets it.
+ */
+export const claimEventRelay: Op<'claimEventRelay'> = async (db, owner, now, leaseMs) => {
+  const expiresAt = new Date(now.getTime() + leaseMs);
+  const [row] = await db
+    .insert(relayLeases)
+    .values({ name: EVENT_RELAY_LEASE, owner, expiresAt })
+    .onConflictDoUpdate({
+      target: relayLeases.name,
+      set: { owner, expiresAt },
+      setWhere: or(eq(relayLeases.owner, owner), lte(relayLeases.expiresAt, now)),
+    })
+    .returning({ owner: relayLeases.owner });
+  return row?.owner === owner;
+};
+
+export const releaseEventRelay: Op<'releaseEventRelay'> = async (db, owner) => {
+  await db
+    .delete(relayLeases)
+    .where(and(eq(relayLeases.name, EVENT_RELAY_LEASE), eq(relayLeases.owner, owner)));
+};
+
+const oldestEvents = preparedQuery('outbox_oldest', (db, name) =>
+  db.select().from(outboxEvents).orderBy(asc(outboxEvents.id)).limit(sql.placeholder('limit')).prepare(name),
+);
+
+export const listOutboxEvents: Op<'listOutboxEvents'> = async (db, limit) =>
+  oldestEvents(db).execute({ limit });
+
+export const deleteOutboxEvents: Op<'deleteOutboxEvents'> = async (db, ids) => {
+  if (ids.length === 0) return 0;
+  const deleted = await db
+    .delete(outboxEvents)
+    .where(sql`${outboxEvents.id} = any(${sql.param([...ids])}::bigint[])`)
+    .returning({ id: outboxEvents.id });
+  return deleted.length;
+};
+
+export const countOutboxEvents: Op<'countOutboxEvents'> = async (db) => {
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(outboxEvents);
+  return row?.n ?? 0;
+};

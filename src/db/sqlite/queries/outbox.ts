@@ -1,0 +1,56 @@
+/*
+ * The outbox on SQLite; each exported operation implements the one of its name documented in
+ * `EventOperations` (src/db/contract/events.ts). The writing operations record their events inside their
+ * own `BEGIN IMMEDIATE` transactions (`record-events.ts`).
+ */
+import { and, asc, eq, lte, or, sql } from 'drizzle-orm';
+import { EVENT_RELAY_LEASE } from '../../shared/events.js';
+import { boundLimit } from '../bound-limit.js';
+import type { Op } from '../operation.js';
+import { preparedQuery } from '../prepared.js';
+import { outboxEvents, relayLeases } from '../schema/index.js';
+
+/** An upsert that takes the row only from no holder, an expired one, or the same owner. */
+export const claimEventRelay: Op<'claimEventRelay'> = async (db, owner, now, leaseMs) => {
+  const expiresAt = new Date(now.getTime() + leaseMs);
+  const row = db
+    .insert(relayLeases)
+    .values({ name: EVENT_RELAY_LEASE, owner, expiresAt })
+    .onConflictDoUpdate({
+      target: relayLeases.name,
+      set: { owner, expiresAt },
+      setWhere: or(eq(relayLeases.owner, owner), lte(relayLeases.expiresAt, now)),
+    })
+    .returning({ owner: relayLeases.owner })
+    .get();
+  return row?.owner === owner;
+};
+
+export const releaseEventRelay: Op<'releaseEventRelay'> = async (db, owner) => {
+  db.delete(relayLeases)
+    .where(and(eq(relayLeases.name, EVENT_RELAY_LEASE), eq(relayLeases.owner, owner)))
+    .run();
+};
+
+const oldestEvents = preparedQuery((db) =>
+  db
+    .select()
+    .from(outboxEvents)
+    .orderBy(asc(outboxEvents.id))
+    .limit(boundLimit(sql.placeholder('limit')))
+    .prepare(),
+);
+
+export const listOutboxEvents: Op<'listOutboxEvents'> = async (db, limit) => oldestEvents(db).all({ limit });
+
+/** The ids as one JSON array parameter (`json_each`). */
+export const deleteOutboxEvents: Op<'deleteOutboxEvents'> = async (db, ids) => {
+  if (ids.length === 0) return 0;
+  return db
+    .delete(outboxEvents)
+    .where(sql`${outboxEvents.id} in (select value from json_each(${JSON.stringify(ids)}))`)
+    .run().changes;
+};
+
+export const countOutboxEvents: Op<'countOutboxEvents'> = async (db) =>
+  db.select({ n: sql<number>`count(*)` }).from(outboxEvents).get()?.n ?? 0;

@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Services } from '../context.js';
+import { EventRelay } from '../event-relay.js';
+import { requestEventsOf } from '../resolvers/availability-events.js';
+
+/**
+ * The outbox relay of an instance, not started (issue 34): it publishes the store's events on the event bus
+ * (`services.events.target.publishAll`: through Redis in the shared mode, in process otherwise), each as its
+ * request's record at that event's commit. It relays at once when this process writes events
+ * (`services.events.written()`); with Redis, a process that does not hold the lease tells the one that
+ * does, on the channel `<prefix>outbox`. Its lease and poll come from `EVENT_RELAY_LEASE_SECONDS` and
+ * `EVENT_RELAY_POLL_MS`.
+ *
+ * @returns the relay; `start()` it, and `stop()` it before Redis and the database close.
+ */
+export function createEventRelay(services: Services): EventRelay {
+  const { config } = services;
+  const wakeUps =
+    services.redis?.broadcast<void>(
+      'outbox',
+      { encode: () => 'events-written', decode: () => undefined },
+      'event relay wake-up',
+    ) ?? null;
+  const relay = new EventRelay({
+    db: services.db,
+    owner: `${hostname()}:${process.pid}:${randomUUID()}`,
+    clock: services.clock,
+    logger: services.logger.child({ component: 'event-relay' }),
+    leaseMs: config.EVENT_RELAY_LEASE_SECONDS * 1000,
+    pollMs: config.EVENT_RELAY_POLL_MS,
+    publish: async (events) => services.events.target.publishAll(await requestEventsOf(services, events)),
+    ...(wakeUps ? { wakeLeader: () => wakeUps.publish() } : {}),
+  });
+  services.events.onWritten(() => relay.nudge());
+  wakeUps?.listen(() => relay.wakeUp());
+  return relay;
+}
