@@ -55,7 +55,7 @@ async function succeeds(databaseUrl: string, env: Record<string, string>, args: 
 }
 
 for (const mode of ['shared mode (REDIS_URL)', 'without Redis'] as const) {
-  describe(`every CLI command on ${testStore}, ${mode}`, { timeout: TIME_LIMIT_MS + 15_000 }, () => {
+  describe(`every CLI command on ${testStore}, ${mode}`, { timeout: 120_000 }, () => {
     const database = tempDatabasePath();
     const env = (): Record<string, string> => (mode === 'without Redis' ? {} : { REDIS_URL: redis.url });
     const run = (args: string[]) => succeeds(database.path, env(), args);
