@@ -80,10 +80,9 @@ export async function issueEventStreamToken(ctx: Context): Promise<string> {
 }
 
 /** The session claims of an `sse_jwt`: both or neither. */
-const sessionClaims = z.union([
-  z.object({ sid: z.string().min(1).max(200), app: z.string().min(1).max(200) }),
-  z.object({ sid: z.undefined(), app: z.undefined() }),
-]);
+const sessionClaims = z
+  .object({ sid: z.string().min(1).max(200).optional(), app: z.string().min(1).max(200).optional() })
+  .refine((claims) => (claims.sid === undefined) === (claims.app === undefined));
 
 /**
  * The session an `sse_jwt` was minted from, when it is still live — for the Mercure hub, which checks it

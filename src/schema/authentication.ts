@@ -10,7 +10,7 @@ const Application = builder.objectRef<ApplicationRow>('Application').implement({
   description: 'Client credentials of the instance (never their secret).',
   fields: (t) => ({
     id: t.exposeID('id'),
-    clientId: t.exposeID('clientId', { description: 'What the application signs in with.' }),
+    clientId: t.exposeString('clientId', { description: 'What the application signs in with (client_id).' }),
     name: t.exposeString('name'),
     disabledAt: t.field({
       type: 'DateTime',
@@ -52,7 +52,7 @@ builder.mutationField('disableApplication', (t) =>
       'Disables client credentials of the instance (instance admins only): within a second no instance ' +
       'accepts its tokens, which are revoked, and it cannot sign in until enabled again. NOT_FOUND for a ' +
       'client id of no application of the instance.',
-    args: { clientId: t.arg.id({ required: true }) },
+    args: { clientId: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => ({
       application: await setInstanceApplicationDisabled(ctx, String(args.clientId), true),
     }),
@@ -65,7 +65,7 @@ builder.mutationField('enableApplication', (t) =>
     description:
       'Enables disabled client credentials of the instance again (instance admins only): they can sign in ' +
       'again; the tokens revoked when they were disabled stay revoked.',
-    args: { clientId: t.arg.id({ required: true }) },
+    args: { clientId: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => ({
       application: await setInstanceApplicationDisabled(ctx, String(args.clientId), false),
     }),

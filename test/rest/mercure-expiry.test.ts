@@ -36,7 +36,14 @@ describe('Mercure event stream: token expiry and shutdown', () => {
       iat: (issued.iat as number) + 60,
       exp: (issued.iat as number) + 60 + 600,
       mercure: { publish: [], subscribe: [topicOf(tenant)] },
+      // The session it was minted from (issue 34): the auth token's id and its application's.
+      sid: issued.sid,
+      app: issued.app,
     });
+    expect([issued.sid, issued.app]).toEqual([
+      expect.stringMatching(/^tok_/),
+      expect.stringMatching(/^app_/),
+    ]);
   });
 
   it('when the sse_jwt is older than 10 minutes, then 401 problem+json and no stream', async () => {

@@ -152,7 +152,7 @@ describe(`revocation across two gateway processes on ${testStore} and Redis`, ()
     const sessions = await sessionsOnB(victim.authToken);
     const otherToken = (await signIn(a, otherAdmin)).authToken;
     const DISABLE =
-      'mutation ($id: ID!) { disableApplication(clientId: $id) { application { clientId disabledAt } } }';
+      'mutation ($id: String!) { disableApplication(clientId: $id) { application { clientId disabledAt } } }';
 
     const refusedElsewhere = await api(a, otherToken).graphql(DISABLE, { id: client.clientId });
     expect(refusedElsewhere.errors?.map((error: Json) => error.extensions.code)).toEqual(['NOT_FOUND']);
@@ -174,7 +174,7 @@ describe(`revocation across two gateway processes on ${testStore} and Redis`, ()
     expect([signInOnB.status, refreshOnB.status]).toEqual([401, 401]);
 
     const enabled = await api(b, adminToken).graphql(
-      'mutation ($id: ID!) { enableApplication(clientId: $id) { application { disabledAt } } }',
+      'mutation ($id: String!) { enableApplication(clientId: $id) { application { disabledAt } } }',
       { id: client.clientId },
     );
     expect(enabled).toEqual({ data: { enableApplication: { application: { disabledAt: null } } } });
