@@ -163,9 +163,11 @@ export interface TenancyOperations {
   /**
    * Disables (or enables again) the application with `clientId` — of `instanceId` when given — in one
    * transaction. Disabling keeps the first `disabledAt` of an application disabled already and revokes
-   * every token of the application not yet revoked (at `now`), so enabling it again brings none of them
-   * back: its clients sign in anew. Enabling clears `disabledAt`. Returns the application as it is
-   * afterwards, or undefined (writing nothing) when there is none with that client id (in that instance).
+   * every token of the application not yet revoked (at `now`). Enabling clears `disabledAt` and revokes (at
+   * `now`) the tokens stored while it was disabled — sign-ins and refreshes that raced the disabling, never
+   * accepted meanwhile — so enabling brings no token back: its clients sign in anew. Returns the
+   * application as it is afterwards, or undefined (writing nothing) when there is none with that client id
+   * (in that instance).
    */
   setApplicationDisabled: (input: ApplicationDisabling) => Promise<ApplicationRow | undefined>;
   /**

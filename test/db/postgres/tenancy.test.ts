@@ -107,6 +107,7 @@ describe('PostgreSQL tenancy queries', () => {
         name: 'Checker',
         clientId: 'client-1',
         clientSecretHash: 'hash-1',
+        disabledAt: null,
         createdAt: now,
         updatedAt: now,
       },

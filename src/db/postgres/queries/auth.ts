@@ -163,6 +163,10 @@ export const setApplicationDisabled: Op<'setApplicationDisabled'> = async (db, i
         .update(applications)
         .set({ disabledAt: null, updatedAt: input.now })
         .where(eq(applications.id, found.id));
+      await tx
+        .update(authTokens)
+        .set({ revokedAt: input.now })
+        .where(and(eq(authTokens.applicationId, found.id), isNull(authTokens.revokedAt)));
     }
     const [row] = await tx.select().from(applications).where(eq(applications.id, found.id));
     return row && toApplicationRow(row);

@@ -159,6 +159,10 @@ export const setApplicationDisabled: Op<'setApplicationDisabled'> = async (db, i
           .set({ disabledAt: null, updatedAt: input.now })
           .where(and(eq(applications.id, found.id), isNotNull(applications.disabledAt)))
           .run();
+        tx.update(authTokens)
+          .set({ revokedAt: input.now })
+          .where(and(eq(authTokens.applicationId, found.id), isNull(authTokens.revokedAt)))
+          .run();
       }
       const row = tx.select().from(applications).where(eq(applications.id, found.id)).get();
       return row && toApplicationRow(row);
