@@ -76,9 +76,14 @@ export const revocationCodec: BroadcastCodec<Revocation> = {
 export class OpenSessions<K extends object> {
   private readonly open = new Map<K, Session>();
 
+  /**
+   * @param changed called after the number of open sessions changed (the owner runs its store checks only
+   *   while there are any).
+   */
   constructor(
     private readonly end: (key: K) => void,
     private readonly logger: Logger,
+    private readonly changed: () => void = () => {},
   ) {}
 
   /** Open sessions right now. */
@@ -89,11 +94,12 @@ export class OpenSessions<K extends object> {
   /** Registers `key`'s session; a key registered again takes the new session. */
   add(key: K, session: Session): void {
     this.open.set(key, session);
+    this.changed();
   }
 
   /** Forgets `key` (its connection closed); nothing happens for a key not registered. */
   delete(key: K): void {
-    this.open.delete(key);
+    if (this.open.delete(key)) this.changed();
   }
 
   /** Ends and forgets every session `revocation` covers. */
@@ -113,6 +119,7 @@ export class OpenSessions<K extends object> {
 
   private endOne(key: K): void {
     this.open.delete(key);
+    this.changed();
     try {
       this.end(key);
     } catch (error) {
@@ -134,23 +141,21 @@ export interface RevocationsOptions {
 
 /**
  * This process's end of the revocations (`services.revocations`): announces them, tells listeners and ends
- * the open sessions they cover; checks the open sessions against the store every `recheckMs` (see the
- * module's comment). {@link close} stops the checks and listening to Redis.
+ * the open sessions they cover; checks the open sessions against the store every `recheckMs` while there
+ * are any (see the module's comment) — an idle process runs no timer. {@link close} stops the checks and
+ * listening to Redis.
  */
 export class Revocations {
   private readonly listeners = new Set<(revocation: Revocation) => void>();
   private readonly resyncListeners = new Set<() => void>();
   private readonly sessionSets = new Set<OpenSessions<object>>();
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | null = null;
   private readonly stopListening: (() => void) | null;
   private checking: Promise<void> | null = null;
+  private closed = false;
 
   constructor(private readonly options: RevocationsOptions) {
     this.stopListening = options.broadcast?.listen((revocation) => this.apply(revocation)) ?? null;
-    this.timer = setInterval(() => {
-      void this.recheck();
-    }, options.recheckMs ?? REVOCATION_RECHECK_MS);
-    this.timer.unref();
   }
 
   /**
@@ -188,7 +193,7 @@ export class Revocations {
    * the store check). E.g. for Mercure streams: `sessions<ServerResponse>((res) => res.end())`.
    */
   sessions<K extends object>(end: (key: K) => void): OpenSessions<K> {
-    const set = new OpenSessions<K>(end, this.options.logger);
+    const set = new OpenSessions<K>(end, this.options.logger, () => this.sessionsChanged());
     this.sessionSets.add(set as unknown as OpenSessions<object>);
     return set;
   }
@@ -223,10 +228,28 @@ export class Revocations {
 
   /** Stops the periodic checks and listening to Redis (the connections are the services' to close). */
   close(): void {
-    clearInterval(this.timer);
+    this.closed = true;
+    this.stopTimer();
     this.stopListening?.();
     this.listeners.clear();
     this.resyncListeners.clear();
+  }
+
+  /** Runs the periodic store checks while sessions are open, and no timer otherwise. */
+  private sessionsChanged(): void {
+    const open = this.openSessions > 0;
+    if (open && this.timer === null && !this.closed) {
+      this.timer = setInterval(() => {
+        void this.recheck();
+      }, this.options.recheckMs ?? REVOCATION_RECHECK_MS);
+      // The checks never keep a process alive on their own (the CLI, a stopped server).
+      this.timer.unref();
+    } else if (!open) this.stopTimer();
+  }
+
+  private stopTimer(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
   }
 
   private async checkOnce(): Promise<void> {
