@@ -120,6 +120,12 @@ export const configSchema = z.object({
   /** How long a claimed gathering task stays leased before another worker may reclaim it. */
   GATHERING_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   /**
+   * Whether this process may relay the outbox's events (issue 34): one process relays at a time, whichever
+   * holds the relay's lease. `off` keeps a process out of it — an API instance that should spend nothing on
+   * relaying, say — as long as another process of the deployment relays.
+   */
+  EVENT_RELAY: z.enum(['on', 'off']).default('on'),
+  /**
    * How long the outbox relay's lease lasts unless renewed, in seconds (issue 34): when the process relaying
    * events dies without stopping, events wait up to this long before another process relays them.
    */

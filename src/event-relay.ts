@@ -7,10 +7,10 @@ import type { Logger } from './logger.js';
 export interface EventRelayOptions {
   db: Pick<Store, 'claimEventRelay' | 'releaseEventRelay' | 'listOutboxEvents' | 'deleteOutboxEvents'>;
   /**
-   * Publishes events in the order given, resolving once every one is out (in the bus's history and handed
-   * to its transport); throws when it could not, and the events are then tried again.
+   * Publishes events in the order given, resolving once each is out (in the bus's history and handed to its
+   * transport) or failed: with whether each was published. Those that failed are tried again.
    */
-  publish(events: readonly OutboxEvent[]): Promise<void>;
+  publish(events: readonly OutboxEvent[]): Promise<boolean[]>;
   /** This process's name on the lease (unique per process). */
   owner: string;
   clock: Clock;
@@ -75,6 +75,11 @@ export class EventRelay {
 
   /** Events were written in this process: relay them now (or tell the lease holder). */
   nudge(): void {
+    if (this.stopped) {
+      // Not relaying here (`EVENT_RELAY=off`, or stopping): the lease holder is told at once.
+      this.options.wakeLeader?.();
+      return;
+    }
     this.nudged = true;
     this.wakeUp();
   }
@@ -153,8 +158,10 @@ export class EventRelay {
       if (fresh.length > 0) {
         // Renewed before a publish that may take a while (Redis slow or away).
         if (!(await this.holdLease())) return;
-        await this.options.publish(fresh);
-        for (const event of fresh) this.published.add(event.id);
+        const published = await this.options.publish(fresh);
+        for (const [index, event] of fresh.entries()) if (published[index]) this.published.add(event.id);
+        if (published.length !== fresh.length || published.includes(false))
+          throw new Error(`${published.filter((done) => !done).length} events could not be published`);
       }
       const ids = waiting.map((event) => event.id);
       await this.options.db.deleteOutboxEvents(ids);

@@ -127,11 +127,12 @@ export class CountingEventTarget extends EventTarget {
   }
 
   /** Keeps each event in the history, with its id as `eventId`, and delivers it to this process's listeners. */
-  async publishAll(events: readonly PublishedEvent[]): Promise<void> {
-    for (const { type, detail } of events) {
+  async publishAll(events: readonly PublishedEvent[]): Promise<boolean[]> {
+    return events.map(({ type, detail }) => {
       detail.eventId = this.history.append(type, detail);
       this.dispatchEvent(new CustomEvent(type, { detail }));
-    }
+      return true;
+    });
   }
 }
 
@@ -153,10 +154,10 @@ export interface EventBusTarget extends EventTarget {
   /** Where published events are kept for replays. */
   readonly history: EventHistory;
   /**
-   * Publishes events in order, each kept in {@link history} first; resolves once every one is out, and
-   * throws when one could not be published (Redis down) — the outbox relay then tries again.
+   * Publishes events in order, each kept in {@link history} first; resolves once every one is out or
+   * failed, with whether each was published (false: Redis down — the outbox relay tries it again).
    */
-  publishAll(events: readonly PublishedEvent[]): Promise<void>;
+  publishAll(events: readonly PublishedEvent[]): Promise<boolean[]>;
 }
 
 const changedTopic = 'availabilityRequest:changed';

@@ -39,7 +39,6 @@ export class RedisEventTarget {
   private readonly listeners = new Map<string, Set<Listener>>();
   private count = 0;
   private closed = false;
-  private reading: Promise<void> | null = null;
   /** Resolves once the process knows where the stream ends: events published after it are heard here. */
   readonly ready: Promise<void>;
 
@@ -57,7 +56,7 @@ export class RedisEventTarget {
     // Where the stream ends now (`0-0` when empty): reading starts after it. Asked on the reader, which
     // waits for Redis as long as it takes (the caller times the start out).
     this.ready = reader.xrevrange(history.streamKey, '+', '-', 'COUNT', 1).then(([newest]) => {
-      this.reading = this.read(newest?.[0] ?? '0-0');
+      void this.read(newest?.[0] ?? '0-0');
     });
   }
 
@@ -99,17 +98,22 @@ export class RedisEventTarget {
    * Publishes events in order (one pipeline: commands on one connection run in the order sent); listeners
    * here get them back from the stream like any other process's.
    *
-   * @throws the first Redis error (Redis down); events before it may be published, and the relay's next try
-   *   publishes them again, which the publish script drops as not newer.
+   * @returns per event whether Redis took it (a stale one it dropped counts as taken); a failure (Redis
+   *   down) is logged once per call.
    */
-  async publishAll(events: readonly PublishedEvent[]): Promise<void> {
-    await Promise.all(events.map(({ type, detail }) => this.publishOne(type, detail)));
+  async publishAll(events: readonly PublishedEvent[]): Promise<boolean[]> {
+    const results = await Promise.allSettled(events.map(({ type, detail }) => this.publishOne(type, detail)));
+    const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failure) this.logger.warn({ err: failure.reason }, 'publishing events to redis failed');
+    return results.map((result) => result.status === 'fulfilled');
   }
 
-  /** Stops reading (the reader connection is closed by its owner). */
-  async close(): Promise<void> {
+  /**
+   * Stops reading; the reader connection is closed by its owner, which ends the read in flight. (Not awaited:
+   * a read queued while Redis is away may only end when ioredis gives it up.)
+   */
+  close(): void {
     this.closed = true;
-    await this.reading;
   }
 
   private publishOne(type: string, detail: unknown): Promise<string | null> {

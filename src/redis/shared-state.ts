@@ -61,11 +61,10 @@ export async function openRedisSharedState(
   const history = new RedisEventHistory(commands, prefix, options.historySize);
   const events = new RedisEventTarget(history, reader, log, options.progress);
   const close = async () => {
-    const stopped = events.close();
+    events.close();
     // A QUIT would wait behind the blocking read: the reader is cut at once, which ends that read.
     reader.disconnect();
     await Promise.all([closeRedis(commands), closeRedis(subscriber)]);
-    await stopped;
   };
   const wakeups = redisGatheringWakeups(commands, subscriber, prefix, log);
   const sonataNotifications = redisSonataNotifications(commands, subscriber, prefix, log);

@@ -9,27 +9,28 @@ import { requireViewer } from './authentication.js';
  * The events to publish for outbox events of `availabilityRequest:changed` (the relay's batch, in order):
  * each request's record as its event's transaction left it — the request as read now (what is shown of it
  * never changes after creation, but its progress) with the progress the event stored. All requests in one
- * read; an event whose request is gone is skipped.
+ * read.
+ *
+ * @returns one entry per event, in order: null where its request is gone (nothing left to tell).
  */
 export async function requestEventsOf(
   services: Pick<Services, 'db'>,
   events: readonly OutboxEvent[],
-): Promise<PublishedEvent[]> {
+): Promise<(PublishedEvent | null)[]> {
   const ids = [...new Set(events.map((event) => event.subjectId))];
   const records = new Map(
     (await services.db.findAvailabilityRequestsById(ids)).map((record) => [record.request.id, record]),
   );
-  return events.flatMap((event) => {
+  return events.map((event) => {
     const current = records.get(event.subjectId);
-    if (!current) return [];
+    if (!current) return null;
     const { kind, status, sourcesFinished, updatedAtMs } = event.payload;
     const record: AvailabilityRequestRecord = {
       request: { ...current.request, status, sourcesFinished, updatedAt: new Date(updatedAtMs) },
       address: current.address,
     };
-    return [
-      { type: requestEventType(event.instanceId), detail: { instanceId: event.instanceId, kind, record } },
-    ];
+    const detail = { instanceId: event.instanceId, kind, record };
+    return { type: requestEventType(event.instanceId), detail };
   });
 }
 

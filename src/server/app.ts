@@ -86,7 +86,7 @@ export async function startApp(
           onSubscription: parts.metrics.countSubscription,
         })
       : null;
-  parts.relay.start();
+  if (config.EVENT_RELAY === 'on') parts.relay.start();
   if (parts.runsWorker && options.startWorker !== false) parts.worker.start();
   let stopping: Promise<void> | null = null;
   return {

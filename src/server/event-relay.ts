@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Services } from '../context.js';
 import { EventRelay } from '../event-relay.js';
+import type { PublishedEvent } from '../events.js';
 import { requestEventsOf } from '../resolvers/availability-events.js';
 
 /**
@@ -29,7 +30,15 @@ export function createEventRelay(services: Services): EventRelay {
     logger: services.logger.child({ component: 'event-relay' }),
     leaseMs: config.EVENT_RELAY_LEASE_SECONDS * 1000,
     pollMs: config.EVENT_RELAY_POLL_MS,
-    publish: async (events) => services.events.target.publishAll(await requestEventsOf(services, events)),
+    publish: async (events) => {
+      const published = await requestEventsOf(services, events);
+      const results = await services.events.target.publishAll(
+        published.filter((event): event is PublishedEvent => event !== null),
+      );
+      // An event whose request is gone has nothing to publish: done.
+      let next = 0;
+      return published.map((event) => (event === null ? true : (results[next++] ?? false)));
+    },
     ...(wakeUps ? { wakeLeader: () => wakeUps.publish() } : {}),
   });
   services.events.onWritten(() => relay.nudge());

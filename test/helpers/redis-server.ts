@@ -26,15 +26,17 @@ function redisBinary(): string {
 /**
  * A Redis server of its own for one test file: `TEST_REDIS_URL` when set (an existing server; `stop()` then
  * only flushes nothing and returns), else a throwaway `redis-server` (Debian's package) on a free port of
- * 127.0.0.1, without persistence, in a temporary folder removed by `stop()`. Resolves once it answers.
+ * 127.0.0.1 — or on `options.port`, to start one again where a stopped one was — without persistence, in a
+ * temporary folder removed by `stop()`. Resolves once it answers.
  *
  * @throws Error when no `redis-server` is installed or it does not start within 10 s.
  */
-export async function startTestRedis(): Promise<TestRedis> {
+export async function startTestRedis(options: { port?: number } = {}): Promise<TestRedis> {
   const existing = process.env.TEST_REDIS_URL;
-  if (existing) return { url: existing, port: Number(new URL(existing).port || 6379), stop: async () => {} };
+  if (existing && options.port === undefined)
+    return { url: existing, port: Number(new URL(existing).port || 6379), stop: async () => {} };
   const dir = mkdtempSync(join(tmpdir(), 'gateway-redis-'));
-  const port = await getPort({ host: '127.0.0.1' });
+  const port = options.port ?? (await getPort({ host: '127.0.0.1' }));
   const child: ChildProcess = spawn(
     redisBinary(),
     [

@@ -139,6 +139,36 @@ describe('Mercure event stream', () => {
     await waitFor(connections, (count) => count === 0);
   });
 
+  it('when the last subscriber of an instance leaves, then its listener goes (open_subscriptions back), and events published meanwhile are still replayed by Last-Event-ID', async () => {
+    const tenant = await server.tenant();
+    const url = hubUrl(server, { topic: topicOf(tenant), authorization: await sseJwtOf(tenant) });
+    const listeners = () => Promise.resolve(server.app.services.events.target.listenerCount);
+    const baseline = await listeners();
+    const first = await openStream(url);
+    const before = await createRequest(tenant);
+    await waitFor(() => Promise.resolve(first.events), isCompleted(before));
+    expect(await listeners()).toBe(baseline + 1);
+    first.close();
+    await waitFor(listeners, (count) => count === baseline);
+
+    // Nobody listens to the instance now; its events are still kept as they are published.
+    const during = await createRequest(tenant);
+    await waitFor(
+      () => tenant.api.get(`/availability-requests/${during}`),
+      (response) => response.body.data.status === 'completed',
+    );
+    const back = await openStream(url, { 'last-event-id': first.events.at(-1)?.id ?? '' });
+    await waitFor(() => Promise.resolve(back.events), isCompleted(during));
+    back.close();
+
+    expect(back.response.headers.get('last-event-id')).toBe(first.events.at(-1)?.id);
+    expect(back.events.every((event) => event.data.id === during)).toBe(true);
+    expect(back.events[0]?.data).toMatchObject({ status: 'pending', networks_progress_percentage: '0.00' });
+    expect(back.events.map((event) => event.data.networks_progress_percentage).at(-1)).toBe('100.00');
+    await waitFor(connections, (count) => count === 0);
+    await waitFor(listeners, (count) => count === baseline);
+  });
+
   it('when a stream is open and idle, then it is text/event-stream, not stored, and keeps alive with comments', async () => {
     const jwt = await sseJwtOf(tenantA);
 

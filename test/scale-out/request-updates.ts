@@ -41,11 +41,18 @@ export interface MercureSubscriber {
 
 /**
  * An EventSource at `base` (a gateway or nginx) on the `<instanceId>/availability_request` topic, authorised
- * by `sseJwt` (the list's `sse_jwt`).
+ * by `sseJwt` (the list's `sse_jwt`); with `lastEventId`, it asks for what followed that event
+ * (`lastEventID`).
  */
-export function mercureEventSource(base: string, instanceId: string, sseJwt: string): MercureSubscriber {
+export function mercureEventSource(
+  base: string,
+  instanceId: string,
+  sseJwt: string,
+  lastEventId?: string,
+): MercureSubscriber {
   const url = new URL(`${base}/.well-known/mercure`);
   url.searchParams.append('topic', `${instanceId}/availability_request`);
+  if (lastEventId !== undefined) url.searchParams.append('lastEventID', lastEventId);
   const events: MercureEvent[] = [];
   let open = false;
   const source = new EventSource(url, {
