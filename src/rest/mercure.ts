@@ -2,12 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseCookie } from 'cookie';
 import { errors as joseErrors, jwtVerify } from 'jose';
 import { z } from 'zod';
+import type { OpenSessions, Session } from '../auth/revocations.js';
 import type { Services } from '../context.js';
 import { AppError } from '../errors.js';
 import { type AvailabilityRequestEvent, type EventHistory, requestEventType } from '../events.js';
 import {
   allInstanceIds,
   availabilityRequestTopic,
+  eventStreamSession,
   instanceOfTopic,
 } from '../resolvers/event-stream-token.js';
 import { availabilityRequestDocument } from './documents.js';
@@ -56,6 +58,8 @@ const mercureClaims = z.object({
 interface SubscriberToken {
   subscribe: string[];
   expiresAtMs: number | null;
+  /** The auth token and application it was minted from, or null for a token that names none. */
+  session: Session | null;
 }
 
 /**
@@ -73,7 +77,8 @@ interface SubscriberToken {
  *   process, or in shared mode (`REDIS_URL`, issue 17) Redis's (`RedisEventHistory`), whose ids are its entry
  *   ids, so a client reconnecting to another instance gets exactly the events it missed, once;
  * - an instance's listener on the event bus lives while it has connections, no longer;
- * - the stream ends when the token expires (its `exp`).
+ * - the stream ends when the token expires (its `exp`), or when the auth token it was minted from is revoked
+ *   or its application disabled, on any instance (issue 34); such a token is refused from then on.
  */
 export class MercureHub {
   private readonly streams = new Map<string, InstanceStream>();
@@ -89,12 +94,15 @@ export class MercureHub {
   private readonly replayedUpTo = new Map<ServerResponse, string>();
   private closed = false;
   private readonly history: EventHistory;
+  /** The open streams by the session of their token: ended when it is revoked (issue 34). */
+  private readonly revocable: OpenSessions<ServerResponse>;
 
   constructor(
     private readonly services: Services,
     private readonly options: { keepAliveMs: number },
   ) {
     this.history = services.events.target.history;
+    this.revocable = services.revocations.sessions<ServerResponse>((res) => res.end());
   }
 
   /** Connections open right now, over all instances. */
@@ -121,7 +129,7 @@ export class MercureHub {
         throw new AppError('FORBIDDEN', 'The token grants none of the topics the selectors match.');
       }
       if (this.closed) throw new AppError('INTERNAL', 'The event stream is shutting down.');
-      await this.subscribe(instanceIds, token.expiresAtMs, req, res, url);
+      await this.subscribe(instanceIds, token, req, res, url);
     } catch (error) {
       sendProblem(res, error, () => this.services.logger);
     }
@@ -159,6 +167,8 @@ export class MercureHub {
       return {
         subscribe: claims.mercure.subscribe,
         expiresAtMs: claims.exp === undefined ? null : claims.exp * 1000,
+        // Refused (401) when its auth token was revoked or its application disabled (issue 34).
+        session: await eventStreamSession(this.services, payload),
       };
     } catch (error) {
       if (error instanceof joseErrors.JOSEError || error instanceof z.ZodError) {
@@ -193,7 +203,7 @@ export class MercureHub {
    */
   private async subscribe(
     instanceIds: string[],
-    expiresAtMs: number | null,
+    token: SubscriberToken,
     req: IncomingMessage,
     res: ServerResponse,
     url: URL,
@@ -203,7 +213,7 @@ export class MercureHub {
     const { history } = this;
     const streams = instanceIds.map((instanceId) => this.streamOf(instanceId));
     this.replaying.set(res, []);
-    this.join(streams, expiresAtMs, req, res);
+    this.join(streams, token, req, res);
     const lastEventId = lastEventIdOf(req, url);
     try {
       const replay =
@@ -266,15 +276,20 @@ export class MercureHub {
     res.write(':\n\n');
   }
 
-  /** Adds `res` to the live streams, with its keep-alive comments and its end at the token's expiry. */
+  /**
+   * Adds `res` to the live streams, with its keep-alive comments, its end at the token's expiry and its end
+   * when the token's session is revoked.
+   */
   private join(
     streams: InstanceStream[],
-    expiresAtMs: number | null,
+    token: SubscriberToken,
     req: IncomingMessage,
     res: ServerResponse,
   ): void {
+    const { expiresAtMs, session } = token;
     for (const stream of streams) stream.clients.add(res);
     this.connections.add(res);
+    if (session) this.revocable.add(res, session);
     const keepAlive = setInterval(() => {
       if (!this.replaying.has(res)) res.write(': keep-alive\n\n');
     }, this.options.keepAliveMs);
@@ -288,6 +303,7 @@ export class MercureHub {
       this.connections.delete(res);
       this.replaying.delete(res);
       this.replayedUpTo.delete(res);
+      this.revocable.delete(res);
     };
     req.once('close', release);
     res.once('close', release);
