@@ -15,6 +15,7 @@ const storeless = [
   'test/db/migrations-drift.test.ts',
   'test/db/store.test.ts',
   'test/redis/**',
+  'test/auth/**',
   'test/gathering/simulator/sonata-*.test.ts',
   'test/gathering/sources/mef-sonata/**',
   // Real processes behind nginx on a PostgreSQL cluster of their own, whatever the project.

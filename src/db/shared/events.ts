@@ -30,9 +30,9 @@ export interface RequestChange {
 /**
  * The outbox events of one transaction's request changes: one per request, with the last progress given
  * for it (a batch that finishes several of a request's sources reports where the batch left it), in the
- * order the requests first changed.
+ * order the requests first changed; each written at the request's `updatedAt` of that progress.
  */
-export function requestChangeEvents(changes: readonly RequestChange[], now: Date): NewOutboxEvent[] {
+export function requestChangeEvents(changes: readonly RequestChange[]): NewOutboxEvent[] {
   const last = new Map<string, RequestChange>();
   for (const change of changes) {
     const earlier = last.get(change.availabilityRequestId);
@@ -53,14 +53,13 @@ export function requestChangeEvents(changes: readonly RequestChange[], now: Date
       sourcesFinished: progress.sourcesFinished,
       updatedAtMs: progress.updatedAt.getTime(),
     },
-    createdAt: now,
+    createdAt: progress.updatedAt,
   }));
 }
 
 /** The `created` events of a batch of new requests, each with its progress at creation. */
 export function createdRequestEvents(
   records: readonly { request: AvailabilityRequestRow }[],
-  now: Date,
 ): NewOutboxEvent[] {
   return requestChangeEvents(
     records.map(({ request }) => ({
@@ -69,6 +68,5 @@ export function createdRequestEvents(
       kind: 'created',
       progress: request,
     })),
-    now,
   );
 }

@@ -231,15 +231,23 @@ export async function openTwins(fixtures: Fixtures, ids: IdCounter) {
     return onPostgres;
   }
 
-  /** Expects both stores to hold the same tasks, requests and products; returns PostgreSQL's. */
+  /**
+   * Expects both stores to hold the same tasks, requests, products and outbox events (without their ids,
+   * ordered by subject and version: PostgreSQL draws the ids of one statement's events in no set order);
+   * returns PostgreSQL's.
+   */
   async function expectSameRows() {
     const t = pgSchema.gatheringTasks;
     const r = pgSchema.availabilityRequests;
     const p = pgSchema.availabilityRequestProducts;
+    const e = pgSchema.outboxEvents;
+    const le = sqliteSchema.outboxEvents;
+    const withoutId = <T extends { id: number }>(rows: T[]) => rows.map(({ id: _id, ...row }) => row);
     const stored = {
       tasks: await db.select().from(t).orderBy(asc(t.id)),
       requests: await db.select().from(r).orderBy(asc(r.id)),
       products: await db.select().from(p).orderBy(asc(p.id)),
+      events: withoutId(await db.select().from(e).orderBy(asc(e.subjectId), asc(e.version))),
     };
     expect(stored).toEqual({
       tasks: lite.select().from(sqliteSchema.gatheringTasks).orderBy(sqliteSchema.gatheringTasks.id).all(),
@@ -253,6 +261,7 @@ export async function openTwins(fixtures: Fixtures, ids: IdCounter) {
         .from(sqliteSchema.availabilityRequestProducts)
         .orderBy(sqliteSchema.availabilityRequestProducts.id)
         .all(),
+      events: withoutId(lite.select().from(le).orderBy(le.subjectId, le.version).all()),
     });
     return stored;
   }

@@ -55,7 +55,7 @@ export const insertAvailabilityRequests: Op<'insertAvailabilityRequests'> = asyn
       insertAddressRows(records.map((record) => record.address)),
       insertRequestRows(records.map((record) => record.request)),
       insertTaskRows(tasks),
-      insertEventRows(createdRequestEvents(records, now)),
+      insertEventRows(createdRequestEvents(records)),
     ]);
     return { records, insert };
   };

@@ -91,7 +91,7 @@ export const insertAvailabilityRequests: Op<'insertAvailabilityRequests'> = asyn
           });
         }
       }
-      recordEvents(db, createdRequestEvents(records, now));
+      recordEvents(db, createdRequestEvents(records));
       return { records };
     },
     { behavior: 'immediate' },

@@ -26,7 +26,7 @@ export const claimTasks: Op<'claimTasks'> = async (db, input) => {
     (): { leased: Omit<ClaimedTask, 'pricingPlan'>[]; changed: ChangedRequest[] } => {
       const changed: ChangedRequest[] = [];
       const events: RequestChange[] = [];
-      const record = () => recordEvents(db, requestChangeEvents(events, input.now));
+      const record = () => recordEvents(db, requestChangeEvents(events));
       for (const row of statements.failExhausted.all({ nowMs, maxAttempts: input.maxAttempts })) {
         const change = finishSource(db, row.availabilityRequestId, input.now);
         if (change) events.push(change);

@@ -57,8 +57,7 @@ export const completeTasks: Op<'completeTasks'> = async (db, completions) => {
         if (change) finished.push(change);
         return { instanceId: task.instanceId, availabilityRequestId: task.availabilityRequestId };
       });
-      const last = completions.at(-1);
-      if (last) recordEvents(db, requestChangeEvents(finished, last.now));
+      recordEvents(db, requestChangeEvents(finished));
       // Where each request stands once the whole batch is stored: its last change in the batch.
       const progress = new Map(finished.map((change) => [change.availabilityRequestId, change.progress]));
       return changes.map((change) => {

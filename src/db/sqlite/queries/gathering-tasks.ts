@@ -30,7 +30,7 @@ export const failTaskAttempt: Op<'failTaskAttempt'> = async (db, attempt) => {
         .get();
       if (!task || attempt.retryAt) return null;
       const change = finishSource(db, task.availabilityRequestId, attempt.now);
-      if (change) recordEvents(db, requestChangeEvents([change], attempt.now));
+      if (change) recordEvents(db, requestChangeEvents([change]));
       return task;
     },
     { behavior: 'immediate' },
