@@ -96,16 +96,11 @@ export function toLiveToken(row: {
   };
 }
 
-/** An `applications` row as the operator sees it (`setApplicationDisabled`): everything but the secret's hash. */
-export function toApplicationRow(row: {
-  id: string;
-  instanceId: string;
-  name: string;
-  clientId: string;
-  disabledAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}): ApplicationRow {
+/**
+ * An `applications` row as the operator sees it (`setApplicationDisabled`): the row's own fields only, so
+ * the secret's hash a whole row carries is left behind.
+ */
+export function toApplicationRow(row: ApplicationRow): ApplicationRow {
   return {
     id: row.id,
     instanceId: row.instanceId,
