@@ -182,10 +182,20 @@ export const tableNames = (Object.keys(sqliteTables) as TableName[]).filter(
   (key): key is TableName => is(sqliteTables[key], Table) && key in postgresTables,
 );
 
-/** Rows in every table, by SQL table name: a write refused whole leaves these as they were. */
+/**
+ * The tables the outbox relay changes on its own, in the background (it deletes events once published and
+ * renews its lease): their counts say nothing of one write. An event is only ever written in the
+ * transaction of the change it reports, which the other tables' counts show.
+ */
+const relayTables: readonly TableName[] = ['outboxEvents', 'relayLeases'];
+
+/**
+ * Rows in every table but the relay's, by SQL table name: a write refused whole leaves these as they were.
+ */
 export async function countEveryTable(store: Store): Promise<Record<string, number>> {
-  const counts = await Promise.all(tableNames.map((table) => countStoredRows(store, table)));
-  return Object.fromEntries(tableNames.map((table, index) => [tableName(table), counts[index] ?? 0]));
+  const counted = tableNames.filter((table) => !relayTables.includes(table));
+  const counts = await Promise.all(counted.map((table) => countStoredRows(store, table)));
+  return Object.fromEntries(counted.map((table, index) => [tableName(table), counts[index] ?? 0]));
 }
 
 /** Sets columns of the rows of `table` equal to `filter` (a test making a state no API offers). */

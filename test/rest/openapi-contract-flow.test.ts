@@ -40,15 +40,18 @@ describe('REST responses of the contract flow', () => {
   });
   afterAll(() => server.close());
 
-  it('when signing in with credentials and then a refresh token, then both answers match the document', async () => {
+  it('when signing in with credentials, then a refresh token, then signing out, then every answer matches the document', async () => {
     const signIn = await call(server.anonymous, 'POST', '/authentication', {
       body: { client_id: tenant.clientId, client_secret: tenant.clientSecret },
     });
     const refreshed = await call(server.anonymous, 'POST', '/authentication', {
       body: { auth_refresh_token: signIn.body.data.auth_refresh_token },
     });
+    const signOut = await call(server.anonymous, 'DELETE', '/authentication', {
+      headers: { 'x-auth-token': refreshed.body.data.auth_token },
+    });
 
-    expect([signIn.status, refreshed.status]).toEqual([200, 200]);
+    expect([signIn.status, refreshed.status, signOut.status]).toEqual([200, 200, 204]);
   });
 
   it('when running the availability flow, then options, create, list and the completed request match the document', async () => {
