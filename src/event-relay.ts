@@ -53,6 +53,8 @@ export class EventRelay {
   private nudged = false;
   private wake: (() => void) | null = null;
   private leaseUntil = 0;
+  /** When another process last held the lease as far as this one saw (ms), or 0. */
+  private refusedAt = 0;
   private failures = 0;
   /** Published, not yet deleted (the delete failed): deleted, not published, in the next round. */
   private readonly published = new Set<number>();
@@ -170,13 +172,20 @@ export class EventRelay {
     }
   }
 
-  /** Whether this process holds the lease, renewing it once half of it has run. */
+  /**
+   * Whether this process holds the lease, renewing it once half of it has run. Refused, it asks again only
+   * after `pollMs`: a process that writes events often (a worker) then only wakes the holder, and costs the
+   * database no claim per write.
+   */
   private async holdLease(): Promise<boolean> {
-    const { clock, leaseMs, owner } = this.options;
+    const { clock, leaseMs, owner, pollMs } = this.options;
     const now = clock.now();
-    if (this.leaseUntil - now.getTime() > leaseMs / 2) return true;
+    const nowMs = now.getTime();
+    if (this.leaseUntil - nowMs > leaseMs / 2) return true;
+    if (this.leaseUntil === 0 && nowMs - this.refusedAt < pollMs) return false;
     const held = await this.options.db.claimEventRelay(owner, now, leaseMs);
-    this.leaseUntil = held ? now.getTime() + leaseMs : 0;
+    this.leaseUntil = held ? nowMs + leaseMs : 0;
+    this.refusedAt = held ? 0 : nowMs;
     return held;
   }
 }
