@@ -18,6 +18,7 @@ import {
   monthlyLimitChecks,
   resolveAttachment,
 } from './availability-attachments.js';
+import { rememberRequests } from './availability-events.js';
 import { availabilityRequestBatchSchema, filterProblems, storedFilters } from './availability-input.js';
 import { type FilterValueSets, filterValueSets } from './availability-options.js';
 import { loadersFor } from './loaders.js';
@@ -106,7 +107,8 @@ export async function createAvailabilityRequests(
   });
   if ('exceeded' in result) throw limitExceeded(result.exceeded, lookups.customers);
   const { records } = result;
-  // Their `created` events were written with them; the relay publishes them now.
+  // Their `created` events were written with them; the relay publishes them now, from these records.
+  rememberRequests(ctx, records);
   ctx.events.written();
   ctx.wakeGathering();
   const count = records.length;
