@@ -32,6 +32,12 @@ export interface EventRelayOptions {
 const MAX_BACKOFF_MS = 2_000;
 
 /**
+ * How long a woken relay waits before its round (ms), so that a burst of writes (a create of 100 requests,
+ * a worker's completion batches) goes out in one round — one read and one delete — rather than one each.
+ */
+const LINGER_MS = 5;
+
+/**
  * The outbox's relay (issue 34, "events written with the state they report"): publishes the events the
  * store wrote with each change (`EventOperations`), after their commit, at least once and in order, then
  * deletes them. One relay publishes at a time over all the processes of a deployment: the one holding the
@@ -129,20 +135,22 @@ export class EventRelay {
           this.options.logger.warn({ err: error }, 'event relay: round failed; retrying');
       }
       if (this.stopped) break;
-      if (this.again && this.failures === 0) continue;
-      const pause =
-        this.failures > 0
-          ? Math.min(MAX_BACKOFF_MS, 50 * 2 ** Math.min(this.failures - 1, 10))
-          : this.options.pollMs;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, pause);
-        function done() {
-          clearTimeout(timer);
-          resolve();
-        }
-        this.wake = done;
-      });
-      this.wake = null;
+      if (!this.again || this.failures > 0) {
+        const pause =
+          this.failures > 0
+            ? Math.min(MAX_BACKOFF_MS, 50 * 2 ** Math.min(this.failures - 1, 10))
+            : this.options.pollMs;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, pause);
+          function done() {
+            clearTimeout(timer);
+            resolve();
+          }
+          this.wake = done;
+        });
+        this.wake = null;
+      }
+      if (!this.stopped) await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
     }
   }
 

@@ -43,14 +43,13 @@ const oldestEvents = preparedQuery((db) =>
 
 export const listOutboxEvents: Op<'listOutboxEvents'> = async (db, limit) => oldestEvents(db).all({ limit });
 
-/** The ids as one JSON array parameter (`json_each`). */
-export const deleteOutboxEvents: Op<'deleteOutboxEvents'> = async (db, ids) => {
-  if (ids.length === 0) return 0;
-  return db
-    .delete(outboxEvents)
-    .where(sql`${outboxEvents.id} in (select value from json_each(${JSON.stringify(ids)}))`)
-    .run().changes;
-};
+const eventsDelete = preparedQuery((db) =>
+  db.$client.prepare<[string]>('delete from outbox_events where id in (select value from json_each(?))'),
+);
+
+/** The ids as one JSON array parameter (`json_each`), one statement prepared once. */
+export const deleteOutboxEvents: Op<'deleteOutboxEvents'> = async (db, ids) =>
+  ids.length === 0 ? 0 : eventsDelete(db).run(JSON.stringify(ids)).changes;
 
 export const countOutboxEvents: Op<'countOutboxEvents'> = async (db) =>
   db.select({ n: sql<number>`count(*)` }).from(outboxEvents).get()?.n ?? 0;
