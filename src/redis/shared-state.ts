@@ -9,10 +9,11 @@ import { type RedisSonataNotifications, redisSonataNotifications } from './sonat
 
 /** What instances share through Redis when `REDIS_URL` is set (issue 17). */
 export interface RedisSharedState {
-  /** The event bus's target: every instance hears every event (the events stream). */
+  /**
+   * The event bus's target: every instance hears every event (the events stream); its `history` is every
+   * topic's, for `Last-Event-ID` replays on any instance.
+   */
   events: RedisEventTarget;
-  /** Every topic's history, for `Last-Event-ID` replays on any instance. */
-  history: RedisEventHistory;
   /** Wake-ups of every instance's gathering worker. */
   wakeups: RedisGatheringWakeups;
   /** MEF Sonata hub notifications, from the instance the seller called to every process's inbox. */
@@ -87,5 +88,5 @@ export async function openRedisSharedState(
   }
   const broadcast = <T>(name: string, codec: BroadcastCodec<T>, what: string) =>
     new RedisBroadcast<T>(commands, subscriber, `${prefix}${name}`, codec, what, log);
-  return { events, history, wakeups, sonataNotifications, commands, broadcast, close };
+  return { events, wakeups, sonataNotifications, commands, broadcast, close };
 }

@@ -176,7 +176,7 @@ describe('the event bus through Redis', () => {
     expect(heard).toEqual([1, 3, 5, 6, 7]);
 
     const type = 'availabilityRequest:changed:ins_r';
-    const all = await publisher.history.after([type], null);
+    const all = await publisher.events.history.after([type], null);
     // Trimmed to the last three.
     expect(all.found).toBe(false);
     expect(
@@ -184,12 +184,12 @@ describe('the event bus through Redis', () => {
         (entry) => (entry.detail as { record: ReturnType<typeof record> }).record.request.sourcesFinished,
       ),
     ).toEqual([5, 6, 7]);
-    const sinceFive = await publisher.history.after([type], all.entries[0]?.id ?? '');
+    const sinceFive = await publisher.events.history.after([type], all.entries[0]?.id ?? '');
     expect(sinceFive.found).toBe(true);
     expect(sinceFive.entries.map((entry) => entry.id)).toEqual(all.entries.slice(1).map((entry) => entry.id));
-    const trimmed = await publisher.history.after([type], '1-0');
+    const trimmed = await publisher.events.history.after([type], '1-0');
     expect(trimmed).toEqual({ found: false, entries: all.entries });
-    const notAnId = await publisher.history.after([type], 'urn:uuid:nope');
+    const notAnId = await publisher.events.history.after([type], 'urn:uuid:nope');
     expect(notAnId.found).toBe(false);
   });
 

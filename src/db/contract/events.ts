@@ -50,6 +50,6 @@ export interface EventOperations {
    * @returns how many were deleted.
    */
   deleteOutboxEvents: (ids: readonly number[]) => Promise<number>;
-  /** How many events wait in the outbox (the relay's backlog, for `/metrics`). Reads only. */
+  /** How many events wait in the outbox: the relay's backlog, for an operator's or a test's look. Reads only. */
   countOutboxEvents: () => Promise<number>;
 }
