@@ -20,6 +20,7 @@ export * from './customers.js';
 export * from './events.js';
 export * from './gathering.js';
 export * from './idempotency.js';
+export * from './order-terms.js';
 export * from './quotes.js';
 export * from './tenancy.js';
 
