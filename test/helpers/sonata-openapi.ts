@@ -6,8 +6,41 @@ import addFormatsModule from 'ajv-formats';
 // ajv-formats is CommonJS: its default import is `module.exports`, whose `default` is the plugin itself.
 const addFormats = addFormatsModule.default;
 
-/** Which pair of MEF documents: Product Offering Qualification (MEF 87) or Quote (MEF 115). */
-export type SonataApi = 'poq' | 'quote';
+/**
+ * Which MEF documents: Product Offering Qualification (MEF 87), Quote (MEF 115), Product Order Management
+ * (MEF 123) — each a management and a notification document — or Product Inventory (MEF 116), which sends no
+ * notifications.
+ */
+export type SonataApi = 'poq' | 'quote' | 'order' | 'inventory';
+
+/** The base path of each API's management document (its `servers` URL without scheme and host). */
+export const SONATA_API_PATHS: Record<SonataApi, string> = {
+  poq: '/mefApi/sonata/productOfferingQualification/v7',
+  quote: '/mefApi/sonata/quoteManagement/v8',
+  order: '/mefApi/sonata/productOrderingManagement/v10',
+  inventory: '/mefApi/sonata/productInventory/v7',
+};
+
+/** The base path of each notification document (the path a listener's callback is extended by). */
+export const SONATA_NOTIFICATION_PATHS: Partial<Record<SonataApi, string>> = {
+  poq: '/mefApi/sonata/productOfferingQualificationNotification/v7',
+  quote: '/mefApi/sonata/quoteNotification/v8',
+  order: '/mefApi/sonata/productOrderingNotification/v10',
+};
+
+/**
+ * Which API a full path belongs to — a seller's exchange (`…/mefApi/sonata/quoteManagement/v8/quote`) or a
+ * listener's URL (`…/mefApi/sonata/quoteNotification/v8/listener/…`) — by the base path it contains; null
+ * when it contains none.
+ */
+export function sonataApiOf(path: string): SonataApi | null {
+  for (const paths of [SONATA_API_PATHS, SONATA_NOTIFICATION_PATHS]) {
+    for (const [api, base] of Object.entries(paths) as [SonataApi, string][]) {
+      if (path.includes(base)) return api;
+    }
+  }
+  return null;
+}
 
 /** Validates exchanges with a Sonata seller against the vendored MEF documents (test/fixtures/mef-sonata). */
 export interface SonataValidator {
@@ -39,6 +72,7 @@ export interface SonataValidator {
    * Errors of one notification a seller POSTs to a buyer's listener: `path` is the URL path below the
    * notification API base (`/listener/poqStateChangeEvent`) or a full callback path containing that base;
    * the body must match the operation's `Event` schema and its `eventType` must name the listener path.
+   * `inventory` has no notification document: any notification for it is an error.
    */
   notification(api: SonataApi, exchange: { path: string; body: unknown }): string[];
 }
@@ -47,8 +81,8 @@ type Json = { [key: string]: unknown };
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/mef-sonata/', import.meta.url));
 
-/** The documents of each API, with their `servers` base paths (POQ 7.0.1, Quote 8.0.1). */
-const DOCUMENTS = {
+/** The documents of each API (POQ 7.0.1, Quote 8.0.1, Product Order 10.0.0, Product Inventory 7.0.2). */
+const DOCUMENTS: Record<SonataApi, { management: string; notification?: string }> = {
   poq: {
     management:
       'productApi/serviceability/offeringQualification/productOfferingQualificationManagement.api.yaml',
@@ -59,7 +93,12 @@ const DOCUMENTS = {
     management: 'productApi/quote/quoteManagement.api.yaml',
     notification: 'productApi/quote/quoteNotification.api.yaml',
   },
-} as const;
+  order: {
+    management: 'productApi/order/productOrderManagement.api.yaml',
+    notification: 'productApi/order/productOrderNotification.api.yaml',
+  },
+  inventory: { management: 'productApi/inventory/productInventoryManagement.api.yaml' },
+};
 
 /** MEF 139 product schemas by the `@type` (their `$id`) a `MEFProductConfiguration` carries. */
 const PRODUCT_SCHEMAS: Record<string, string> = {
@@ -191,16 +230,13 @@ export async function sonataValidator(): Promise<SonataValidator> {
     const { $id: _urn, $schema: _dialect, ...rest } = schema;
     ajv.addSchema({ ...rest, $id: fileId(relative) });
   }
-  const documents = {
-    poq: {
-      management: await loadDocument(ajv, DOCUMENTS.poq.management),
-      notification: await loadDocument(ajv, DOCUMENTS.poq.notification),
-    },
-    quote: {
-      management: await loadDocument(ajv, DOCUMENTS.quote.management),
-      notification: await loadDocument(ajv, DOCUMENTS.quote.notification),
-    },
-  };
+  const documents = {} as Record<SonataApi, { management: LoadedDocument; notification?: LoadedDocument }>;
+  for (const [api, files] of Object.entries(DOCUMENTS) as [SonataApi, (typeof DOCUMENTS)[SonataApi]][]) {
+    documents[api] = {
+      management: await loadDocument(ajv, files.management),
+      ...(files.notification ? { notification: await loadDocument(ajv, files.notification) } : {}),
+    };
+  }
   const compiled = new Map<string, ValidateFunction>();
   const compile = (key: string, schema: () => Json): ValidateFunction => {
     let validate = compiled.get(key);
@@ -304,6 +340,7 @@ export async function sonataValidator(): Promise<SonataValidator> {
 
     notification(api, exchange) {
       const document = documents[api].notification;
+      if (!document) return [`the ${api} API has no notification document`];
       const { path } = below(document, exchange.path);
       const { operation: found, where } = operation(document, 'POST', path);
       if (!found) return [`${where}: no such listener in the ${api} notification document`];

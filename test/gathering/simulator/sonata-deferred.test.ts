@@ -6,15 +6,17 @@ import {
   type SonataSellerMode,
   startSonataSeller,
 } from '../../../src/gathering/simulator/sonata/server.js';
-import { type SonataApi, type SonataValidator, sonataValidator } from '../../helpers/sonata-openapi.js';
+import {
+  SONATA_API_PATHS,
+  type SonataApi,
+  type SonataValidator,
+  sonataValidator,
+} from '../../helpers/sonata-openapi.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are validated against the MEF documents (afterEach); tests read them along those schemas.
 type Json = any;
 
-const API_PATHS = {
-  poq: '/mefApi/sonata/productOfferingQualification/v7',
-  quote: '/mefApi/sonata/quoteManagement/v8',
-};
+const API_PATHS = SONATA_API_PATHS;
 const contact = [
   { role: 'buyerContactInformation', name: 'Desk', emailAddress: 'desk@buyer.example', number: '+31 20 1' },
 ];

@@ -6,7 +6,12 @@ import {
   startSonataSeller,
 } from '../../../src/gathering/simulator/sonata/server.js';
 import { demoCatalogPath, readCatalogFile } from '../../../src/gathering/sources/catalog-file.js';
-import { type SonataApi, type SonataValidator, sonataValidator } from '../../helpers/sonata-openapi.js';
+import {
+  SONATA_API_PATHS,
+  type SonataApi,
+  type SonataValidator,
+  sonataValidator,
+} from '../../helpers/sonata-openapi.js';
 
 /*
  * What the tests of an instant Sonata seller share (sonata-instant, sonata-instant-places): the bodies of a
@@ -15,10 +20,7 @@ import { type SonataApi, type SonataValidator, sonataValidator } from '../../hel
  */
 
 const BIA = 'urn:mef:lso:spec:cantata-sonata:basic-internet-access:v1.0.0:all';
-const API_PATHS = {
-  poq: '/mefApi/sonata/productOfferingQualification/v7',
-  quote: '/mefApi/sonata/quoteManagement/v8',
-};
+const API_PATHS = SONATA_API_PATHS;
 export const LIJNBAANSGRACHT = {
   '@type': 'FieldedAddress',
   role: 'INSTALL_LOCATION',
