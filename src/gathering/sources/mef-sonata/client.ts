@@ -8,25 +8,32 @@ import type { SonataSourceSettings } from './settings.js';
 import type { SonataTokenCache } from './token.js';
 
 /**
- * The base paths of the two Sonata APIs the buyer calls, from the documents' `servers`
- * (MEF 87 POQ Management 7.0.1, MEF 115 Quote Management 8.0.1).
+ * The base paths of the Sonata APIs the buyer calls, from the documents' `servers` (MEF 87 POQ Management
+ * 7.0.1, MEF 115 Quote Management 8.0.1, MEF 123 Product Order Management 10.0.0, MEF 116 Product
+ * Inventory 7.0.2).
  */
 export const sonataApiBasePaths = {
   poq: '/mefApi/sonata/productOfferingQualification/v7',
   quote: '/mefApi/sonata/quoteManagement/v8',
+  order: '/mefApi/sonata/productOrderingManagement/v10',
+  inventory: '/mefApi/sonata/productInventory/v7',
 } as const;
 /** Which Sonata API a call goes to. */
-export type SonataApi = keyof typeof sonataApiBasePaths;
+export type SonataCallApi = keyof typeof sonataApiBasePaths;
+/** The APIs gathering asks (POQ and Quote): their hubs, notifications and waits. */
+export type SonataApi = Extract<SonataCallApi, 'poq' | 'quote'>;
 
 /** The media type the documents declare for every request and response body. */
 export const SONATA_MEDIA_TYPE = 'application/json;charset=utf-8';
 
 /** One call to a seller. */
 export interface SonataCall {
-  api: SonataApi;
-  method: 'GET' | 'POST' | 'DELETE';
+  api: SonataCallApi;
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Below the API's base path, e.g. `/productOfferingQualification/17`. */
   path: string;
+  /** Query parameters besides `buyerId`/`sellerId` (e.g. a list's filters). */
+  query?: Readonly<Record<string, string>>;
   body?: unknown;
   /** Statuses that are an answer (their JSON body is parsed and returned). */
   expect: readonly number[];
@@ -34,6 +41,11 @@ export interface SonataCall {
   tolerate?: readonly number[];
   /** What is asked, for messages ("POQ create"). */
   what: string;
+  /**
+   * `false`: a failure is never retried by the policy, for a call that must not reach the seller twice
+   * (a Product Order create: MEF 123 has no idempotency key). The error keeps its `retryable` flag.
+   */
+  retry?: boolean;
 }
 
 /** A seller's answer: status, parsed JSON body (null for a tolerated status) and its `Retry-After` (ms). */
@@ -76,11 +88,15 @@ export class SonataClient {
    */
   async call(scope: SonataCallScope, call: SonataCall): Promise<SonataAnswer> {
     try {
-      return await this.policies
-        .for(scope.source)
-        .execute(({ signal }) => this.send(scope, call, signal), scope.deadline);
+      return await this.policies.for(scope.source).execute(async ({ signal }) => {
+        if (call.retry !== false) return this.send(scope, call, signal);
+        return this.send(scope, call, signal).catch((error: unknown) => {
+          throw error instanceof SourceError && error.retryable ? new Unretried(error) : error;
+        });
+      }, scope.deadline);
     } catch (error) {
       if (scope.querySignal.aborted) throw scope.querySignal.reason;
+      if (error instanceof Unretried) throw error.original;
       const failure = policyFailure(error);
       if (failure instanceof SourceError) throw failure;
       if (scope.deadline.aborted) throw timeout();
@@ -89,7 +105,7 @@ export class SonataClient {
   }
 
   /** The URL of a call: the seller's base URL (its query kept) + the API's base path + the call's path. */
-  url(settings: SonataSourceSettings, api: SonataApi, path: string): URL {
+  url(settings: SonataSourceSettings, api: SonataCallApi, path: string): URL {
     const url = new URL(settings.baseUrl);
     url.pathname = `${url.pathname.replace(/\/+$/, '')}${sonataApiBasePaths[api]}${path}`;
     if (settings.buyerId) url.searchParams.set('buyerId', settings.buyerId);
@@ -100,6 +116,7 @@ export class SonataClient {
   private async send(scope: SonataCallScope, call: SonataCall, signal: AbortSignal): Promise<SonataAnswer> {
     const { source, settings } = scope;
     const url = this.url(settings, call.api, call.path);
+    for (const [name, value] of Object.entries(call.query ?? {})) url.searchParams.set(name, value);
     const freshToken = () =>
       this.tokens.token(source.id, settings.oauth2, source.timeoutMs, signal).catch((error: unknown) => {
         if (!scope.querySignal.aborted && signal.aborted) throw timeout();
@@ -191,6 +208,16 @@ export class SonataClient {
       if (!required) return null;
       throw new SourceError('MALFORMED_RESPONSE', 'The seller answered with malformed JSON.', false);
     }
+  }
+}
+
+/**
+ * A retryable failure of a call sent with `retry: false`, as a final one: the retry policy lets it pass and
+ * the breaker still counts it. `call` hands on the original.
+ */
+class Unretried extends SourceError {
+  constructor(readonly original: SourceError) {
+    super(original.code, original.message, false, original.retryAfterMs);
   }
 }
 

@@ -79,6 +79,10 @@ export type SonataProductOfferingSettings = z.output<typeof sonataProductOfferin
  * - `interaction`: `instant` (`instantSyncQualification` / `instantSyncQuote` true), `deferred` (false,
  *   then poll `GET …/{id}`), `notifications` (false, register a hub listener, wait for its events).
  * - `poll`: the polling back-off ({@link sonataPollSchema}).
+ * - `billingAccountId`: the buyer's billing account at the seller, sent as every order item's
+ *   `billingAccount.id` (MEF 123 R33: required on every `add` item). Optional: without it, orders name the
+ *   `buyerId`, else the code of the instance the source belongs to (`sonataBillingAccountId` in
+ *   src/ordering/mef-sonata/order-request.ts).
  */
 export const sonataSourceSettingsSchema = z.strictObject({
   baseUrl: httpUrl,
@@ -94,6 +98,7 @@ export const sonataSourceSettingsSchema = z.strictObject({
   productOfferings: z.array(sonataProductOfferingSchema).min(1).max(50),
   interaction: z.enum(['instant', 'deferred', 'notifications']),
   poll: sonataPollSchema.prefault({}),
+  billingAccountId: z.string().min(1).max(200).optional(),
 });
 
 /** Parsed settings of a `mef-sonata` source; see {@link sonataSourceSettingsSchema}. */
