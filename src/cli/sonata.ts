@@ -69,6 +69,11 @@ const settingsOptions: readonly (readonly [flags: string, description: string, n
   ['--seller-id <id>', 'sellerId, when the seller represents several sellers', false],
   ['--poll-initial-ms <ms>', 'first wait between polls of a deferred answer (default on add: 250)', false],
   ['--poll-max-ms <ms>', 'longest wait between polls (default on add: 5000)', false],
+  [
+    '--billing-account-id <id>',
+    'billing account named by every order item (default: the buyer id, else the instance code)',
+    false,
+  ],
 ];
 
 /**
@@ -119,6 +124,7 @@ export function givenSonataSettings(options: CliOptions): Record<string, unknown
         offerings === undefined ? undefined : camelizeBody(jsonOrFile('--offerings', offerings)),
       interaction: text('interaction'),
       poll: present({ initialDelayMs: number('pollInitialMs'), maxDelayMs: number('pollMaxMs') }),
+      billingAccountId: text('billingAccountId'),
     }) ?? {}
   );
 }

@@ -82,6 +82,12 @@ const SonataSettings = builder.objectRef<ShownSonataSettings>('SonataSettings').
     productOfferings: t.field({ type: [SonataProductOffering], resolve: (s) => s.productOfferings }),
     interaction: t.field({ type: SonataInteraction, resolve: (s) => s.interaction }),
     poll: t.field({ type: SonataPoll, resolve: (s) => s.poll }),
+    billingAccountId: t.exposeString('billingAccountId', {
+      nullable: true,
+      description:
+        'The billing account orders name (MEF 123 billingAccount.id); null: the buyerId, else the ' +
+        'instance’s code.',
+    }),
   }),
 });
 
@@ -187,6 +193,11 @@ const SonataSettingsInput = builder.inputType('SonataSettingsInput', {
     productOfferings: t.field({ type: [SonataProductOfferingInput], required: true }),
     interaction: t.field({ type: SonataInteraction, required: true }),
     poll: t.field({ type: SonataPollInput }),
+    billingAccountId: t.string({
+      description:
+        'The buyer’s billing account at the seller, sent with every order item (MEF 123 R33); left out, ' +
+        'orders name the buyerId, else the instance’s code.',
+    }),
   }),
 });
 
