@@ -8,8 +8,8 @@ import type { Logger } from './logger.js';
 import type { RateLimits } from './rate-limits.js';
 import type { RedisSharedState } from './redis/shared-state.js';
 
-/** Roles a user of an instance can hold (DESIGN.md, "Auth"). */
-export const roles = ['instance_admin', 'connectivity_check'] as const;
+/** Roles a user of an instance can hold (DESIGN.md, "Auth"; `ordering`: places orders and answers their charges). */
+export const roles = ['instance_admin', 'connectivity_check', 'ordering'] as const;
 export type Role = (typeof roles)[number];
 
 /** The authenticated caller: one user of one instance, by one auth token of one application. */

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { createPubSub } from 'graphql-yoga';
 import { v7 as uuidv7 } from 'uuid';
-import type { AvailabilityRequestRecord } from './db/rows.js';
+import type { AvailabilityRequestRecord, OrderRecord } from './db/rows.js';
 
 /** An availability request was created, or its status or progress changed; `record` is its new state. */
 export interface AvailabilityRequestEvent {
@@ -12,6 +12,15 @@ export interface AvailabilityRequestEvent {
    * The event's id in its history (see {@link EventHistory}), set on delivery: in process a UUIDv7, in the
    * shared mode (`REDIS_URL`) a Redis stream entry id, global and ordered.
    */
+  eventId?: string;
+}
+
+/** An order was placed, or it or one of its lines changed; `record` is its state at that commit. */
+export interface OrderEvent {
+  instanceId: string;
+  kind: 'created' | 'updated';
+  record: OrderRecord;
+  /** As {@link AvailabilityRequestEvent.eventId}. */
   eventId?: string;
 }
 
@@ -139,7 +148,7 @@ export class CountingEventTarget extends EventTarget {
 /** An event to publish: its bus type (`<topic>:<instance id>`) and payload. */
 export interface PublishedEvent {
   type: string;
-  detail: AvailabilityRequestEvent;
+  detail: AvailabilityRequestEvent | OrderEvent;
 }
 
 /**
@@ -167,6 +176,13 @@ export function requestEventType(instanceId: string): string {
   return `${changedTopic}:${instanceId}`;
 }
 
+const orderTopic = 'order:changed';
+
+/** The event bus type of an instance's order changes. */
+export function orderEventType(instanceId: string): string {
+  return `${orderTopic}:${instanceId}`;
+}
+
 /**
  * The one event stream inside the service (DESIGN.md, "Architecture"): the outbox relay publishes
  * (`src/event-relay.ts`, through `target.publishAll`), GraphQL subscriptions and the REST event stream read.
@@ -175,6 +191,7 @@ export function requestEventType(instanceId: string): string {
 export function createEventBus(target: EventBusTarget = new CountingEventTarget()) {
   const pubsub = createPubSub<{
     [changedTopic]: [instanceId: string, payload: AvailabilityRequestEvent];
+    [orderTopic]: [instanceId: string, payload: OrderEvent];
   }>({ eventTarget: target });
   const writes = new EventTarget();
   return Object.assign(pubsub, {

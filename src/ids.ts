@@ -24,6 +24,9 @@ export const idPrefixes = {
   mandatoryProduct: 'mpr',
   quote: 'quo',
   quoteLine: 'qli',
+  order: 'ord',
+  orderLine: 'orl',
+  supplierOrder: 'sor',
 } as const;
 
 export type IdKind = keyof typeof idPrefixes;

@@ -71,7 +71,7 @@ export type CountedList = (typeof countedLists)[number];
  * The topics of the events the store writes with the changes they report (the transactional outbox,
  * `outbox_events`): each names what changed; the relay publishes them on the event bus under that topic.
  */
-export const eventTopics = ['availabilityRequest:changed'] as const;
+export const eventTopics = ['availabilityRequest:changed', 'order:changed'] as const;
 export type EventTopic = (typeof eventTopics)[number];
 
 /**
@@ -86,3 +86,55 @@ export interface StoredRequestChange {
   /** The request's `updatedAt`, in milliseconds since the epoch (UTC). */
   updatedAtMs: number;
 }
+
+/**
+ * Statuses of an order (issue "Orders, part 1", item 6): `pending` until any line is submitted, `submitted`,
+ * `in_progress` while any line is, then one of the four final ones once every line has ended.
+ */
+export const orderStatuses = [
+  'pending',
+  'submitted',
+  'in_progress',
+  'completed',
+  'partially_completed',
+  'failed',
+  'cancelled',
+] as const;
+export type OrderStatus = (typeof orderStatuses)[number];
+/** The order statuses no line moves out of again. */
+export const finalOrderStatuses: readonly OrderStatus[] = [
+  'completed',
+  'partially_completed',
+  'failed',
+  'cancelled',
+];
+
+/**
+ * Statuses of an order line: `pending` (not sent yet), `submitted` (the seller acknowledged it),
+ * `in_progress` (in progress or held), and the final `completed`, `failed` (failed or rejected), `cancelled`.
+ */
+export const orderLineStatuses = [
+  'pending',
+  'submitted',
+  'in_progress',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
+export type OrderLineStatus = (typeof orderLineStatuses)[number];
+/** The line statuses that are final. */
+export const finalOrderLineStatuses: readonly OrderLineStatus[] = ['completed', 'failed', 'cancelled'];
+
+/**
+ * Who fulfils an order line: `supplier`, ordered from its seller by the gateway (a `mef-sonata` source's
+ * product), or `manual`, ordered by the reseller's own means and moved through its statuses by an admin.
+ */
+export const orderLineFulfilments = ['supplier', 'manual'] as const;
+export type OrderLineFulfilment = (typeof orderLineFulfilments)[number];
+
+/**
+ * Where a supplier order (one seller order per source of an order) stands in the gateway's task: `placing`
+ * (not known at the seller yet), `following` (placed, its progress read), `ended` (every item ended).
+ */
+export const supplierOrderStatuses = ['placing', 'following', 'ended'] as const;
+export type SupplierOrderStatus = (typeof supplierOrderStatuses)[number];

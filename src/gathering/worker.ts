@@ -212,7 +212,11 @@ export class GatheringWorker {
       fetchMs = performance.now() - startedAt;
       const products = offers
         .filter((offer) => offerMatchesFilters(offer, task.request.filters))
-        .map((offer) => ({ ...offer, ...salePrices(task.pricingPlan, offer) }));
+        .map((offer) => ({
+          ...offer,
+          orderTerms: offer.orderTerms ?? null,
+          ...salePrices(task.pricingPlan, offer),
+        }));
       const change = await this.complete(task, {
         taskId: task.taskId,
         owner: this.owner,

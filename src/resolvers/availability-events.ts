@@ -1,7 +1,11 @@
 import { Repeater } from '@repeaterjs/repeater';
 import { LRUCache } from 'lru-cache';
 import type { Context, Services } from '../context.js';
-import type { AvailabilityRequestRecord, OutboxEvent, StoredAvailabilityRequestRecord } from '../db/rows.js';
+import type {
+  AvailabilityRequestRecord,
+  OutboxEventOf,
+  StoredAvailabilityRequestRecord,
+} from '../db/rows.js';
 import { shownRecord } from '../db/shared/availability.js';
 import { requestVersion } from '../db/shared/events.js';
 import { type PublishedEvent, requestEventType } from '../events.js';
@@ -46,7 +50,7 @@ export function rememberRequests(
  */
 export async function requestEventsOf(
   services: Pick<Services, 'db'>,
-  events: readonly OutboxEvent[],
+  events: readonly OutboxEventOf<'availabilityRequest:changed'>[],
 ): Promise<(PublishedEvent | null)[]> {
   const known = knownRequestsOf(services.db);
   const unknown = [...new Set(events.map((event) => event.subjectId))].filter((id) => !known.has(id));

@@ -35,6 +35,10 @@ function requestProductLine(product: ProductRow): NewQuoteLine {
     mrcMinor: product.mrcMinor,
     nrcMinor: product.nrcMinor,
     currency: product.currency,
+    sourceId: product.sourceId,
+    purchaseMrcMinor: product.purchaseMrcMinor,
+    purchaseNrcMinor: product.purchaseNrcMinor,
+    orderTerms: product.orderTerms,
   };
 }
 
@@ -52,6 +56,10 @@ function catalogueLine(product: InstanceProductRow): NewQuoteLine {
     mrcMinor: product.mrcMinor,
     nrcMinor: product.nrcMinor,
     currency: product.currency,
+    sourceId: null,
+    purchaseMrcMinor: null,
+    purchaseNrcMinor: null,
+    orderTerms: null,
   };
 }
 

@@ -1,9 +1,31 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Services } from '../context.js';
+import type { OutboxEvent, OutboxEventOf } from '../db/rows.js';
 import { EventRelay } from '../event-relay.js';
-import type { PublishedEvent } from '../events.js';
+import { orderEventType, type PublishedEvent } from '../events.js';
 import { requestEventsOf } from '../resolvers/availability-events.js';
+
+/**
+ * The events to publish for a relay's batch, in its order: requests' records (`requestEventsOf`) and orders'
+ * records as their events stored them; null where there is nothing left to tell.
+ */
+async function publishedEventsOf(
+  services: Services,
+  events: readonly OutboxEvent[],
+): Promise<(PublishedEvent | null)[]> {
+  const requestEvents = events.filter(
+    (event): event is OutboxEventOf<'availabilityRequest:changed'> =>
+      event.topic === 'availabilityRequest:changed',
+  );
+  const requests = requestEvents.length === 0 ? [] : await requestEventsOf(services, requestEvents);
+  let next = 0;
+  return events.map((event) => {
+    if (event.topic === 'availabilityRequest:changed') return requests[next++] ?? null;
+    const { kind, record } = event.payload;
+    return { type: orderEventType(event.instanceId), detail: { instanceId: event.instanceId, kind, record } };
+  });
+}
 
 /**
  * The outbox relay of an instance, not started (issue 34): it publishes the store's events on the event bus
@@ -31,7 +53,7 @@ export function createEventRelay(services: Services): EventRelay {
     leaseMs: config.EVENT_RELAY_LEASE_SECONDS * 1000,
     pollMs: config.EVENT_RELAY_POLL_MS,
     publish: async (events) => {
-      const published = await requestEventsOf(services, events);
+      const published = await publishedEventsOf(services, events);
       const results = await services.events.target.publishAll(
         published.filter((event): event is PublishedEvent => event !== null),
       );

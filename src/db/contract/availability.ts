@@ -3,6 +3,7 @@
  * the products gathered for them and each source's outcome. Both dialects implement
  * {@link AvailabilityOperations}; the rows below are what they return, whichever database holds them.
  */
+
 import type {
   AvailabilityRequestStatus,
   GatheringTaskStatus,
@@ -10,6 +11,7 @@ import type {
   StoredFilters,
 } from '../values.js';
 import type { OfferTerms } from './catalog.js';
+import type { OrderTerms } from './order-terms.js';
 
 /** The address an availability request asks about, as normalised (and geocoded) by the service. */
 export interface AddressRow {
@@ -67,6 +69,8 @@ export interface ProductRow extends OfferTerms {
   /** The sale prices: the purchase prices with the markup of the request's price plan. */
   mrcMinor: number;
   nrcMinor: number;
+  /** How to order it from its seller (`mef-sonata` sources); null when it is ordered by hand. */
+  orderTerms: OrderTerms | null;
   createdAt: Date;
 }
 

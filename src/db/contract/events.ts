@@ -6,26 +6,36 @@
  * is therefore never lost to a process that dies between its commit and its publish: it waits in the store.
  */
 import type { EventTopic, StoredRequestChange } from '../values.js';
+import type { StoredOrderChange } from './orders.js';
 
-/** An event waiting in the outbox. */
-export interface OutboxEvent {
+/** What an event of each topic stores. */
+export interface EventPayloads {
+  'availabilityRequest:changed': StoredRequestChange;
+  'order:changed': StoredOrderChange;
+}
+
+/** An event waiting in the outbox: {@link OutboxEventOf} of one of the topics. */
+export type OutboxEvent = { [T in EventTopic]: OutboxEventOf<T> }[EventTopic];
+
+/** An event of one topic waiting in the outbox. */
+export interface OutboxEventOf<T extends EventTopic> {
   /** Ordered as written; for one subject, the order of its commits (the subject's row lock orders them). */
   id: number;
   instanceId: string;
-  topic: EventTopic;
-  /** What the event is about: a request id for `availabilityRequest:changed`. */
+  topic: T;
+  /** What the event is about: a request id for `availabilityRequest:changed`, an order id for `order:changed`. */
   subjectId: string;
   /**
    * Where the subject's state stands; strictly greater for each later change of the subject, so a relay
    * that publishes an event again (it died before deleting it) is recognised and dropped.
    */
   version: number;
-  payload: StoredRequestChange;
+  payload: EventPayloads[T];
   createdAt: Date;
 }
 
 /** An event to write; its id comes from the store. */
-export type NewOutboxEvent = Omit<OutboxEvent, 'id'>;
+export type NewOutboxEvent = { [T in EventTopic]: Omit<OutboxEventOf<T>, 'id'> }[EventTopic];
 
 /**
  * The outbox and its relay's lease. One relay at a time publishes, over every process of a deployment: it

@@ -10,6 +10,7 @@ import type { CustomerOperations } from './customers.js';
 import type { EventOperations } from './events.js';
 import type { GatheringOperations } from './gathering.js';
 import type { IdempotencyOperations } from './idempotency.js';
+import type { OrderOperations } from './orders.js';
 import type { QuoteOperations } from './quotes.js';
 import type { TenancyOperations } from './tenancy.js';
 
@@ -21,6 +22,7 @@ export * from './events.js';
 export * from './gathering.js';
 export * from './idempotency.js';
 export * from './order-terms.js';
+export * from './orders.js';
 export * from './quotes.js';
 export * from './tenancy.js';
 
@@ -32,4 +34,5 @@ export type StoreOperations = TenancyOperations &
   CustomerOperations &
   QuoteOperations &
   IdempotencyOperations &
-  EventOperations;
+  EventOperations &
+  OrderOperations;

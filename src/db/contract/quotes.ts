@@ -1,6 +1,8 @@
 /** Quotes for customers and their lines: snapshots of products with their sale prices. */
+
 import type { QuoteLineKind } from '../values.js';
 import type { ProductRow } from './availability.js';
+import type { OrderTerms } from './order-terms.js';
 
 /** A quote for a customer. */
 export interface QuoteRow {
@@ -51,6 +53,13 @@ export interface QuoteLineRow {
   /** Non-recurring (one-off) charge, in minor units of `currency`. */
   nrcMinor: number;
   currency: string;
+  /** The source of a connection line; null for the instance's own products. */
+  sourceId: string | null;
+  /** The product's purchase prices (minor units of `currency`); null for the instance's own products. */
+  purchaseMrcMinor: number | null;
+  purchaseNrcMinor: number | null;
+  /** How to order the line from its seller, snapshotted from the product; null when ordered by hand. */
+  orderTerms: OrderTerms | null;
   /** 1, 2, 3… in the order lines were added. */
   position: number;
   createdAt: Date;

@@ -45,6 +45,9 @@ export const copiedTables: readonly { sqlite: SQLiteTable; postgres: PgTable }[]
   { sqlite: sqliteSchema.instanceProducts, postgres: postgresSchema.instanceProducts },
   { sqlite: sqliteSchema.quotes, postgres: postgresSchema.quotes },
   { sqlite: sqliteSchema.quoteLines, postgres: postgresSchema.quoteLines },
+  { sqlite: sqliteSchema.orders, postgres: postgresSchema.orders },
+  { sqlite: sqliteSchema.supplierOrders, postgres: postgresSchema.supplierOrders },
+  { sqlite: sqliteSchema.orderLines, postgres: postgresSchema.orderLines },
   { sqlite: sqliteSchema.idempotencyKeys, postgres: postgresSchema.idempotencyKeys },
   // Events not relayed yet: the PostgreSQL deployment relays them once it starts.
   { sqlite: sqliteSchema.outboxEvents, postgres: postgresSchema.outboxEvents },

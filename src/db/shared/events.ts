@@ -2,8 +2,14 @@
  * What both stores share for the outbox (`EventOperations`) that is not SQL: an event's version and the
  * events a transaction writes for the requests it changed.
  */
-import type { AvailabilityRequestRow, NewOutboxEvent, RequestProgress } from '../contract/index.js';
+import type {
+  AvailabilityRequestRow,
+  NewOutboxEvent,
+  OutboxEvent,
+  RequestProgress,
+} from '../contract/index.js';
 import type { AvailabilityRequestStatus, StoredRequestChange } from '../values.js';
+import { reviveOrderRecord } from './orders.js';
 
 /** The name of the outbox relay's lease (`relay_leases.name`). */
 export const EVENT_RELAY_LEASE = 'events';
@@ -68,5 +74,19 @@ export function createdRequestEvents(
       kind: 'created',
       progress: request,
     })),
+  );
+}
+
+/**
+ * Outbox rows as read, typed as the events they are: the store writes each topic's payload only with its
+ * topic (`requestChangeEvents`, `orderChangeEvent`), which the columns' types cannot say.
+ */
+export function outboxEventsOf(
+  rows: readonly (Omit<OutboxEvent, 'topic' | 'payload'> & { topic: string; payload: unknown })[],
+): OutboxEvent[] {
+  return (rows as OutboxEvent[]).map((event) =>
+    event.topic === 'order:changed'
+      ? { ...event, payload: { ...event.payload, record: reviveOrderRecord(event.payload.record) } }
+      : event,
   );
 }

@@ -1,4 +1,11 @@
-import type { AddressRow, AvailabilityRequestRow, OfferTerms, SourceRow, SourceType } from '../../db/rows.js';
+import type {
+  AddressRow,
+  AvailabilityRequestRow,
+  OfferTerms,
+  OrderTerms,
+  SourceRow,
+  SourceType,
+} from '../../db/rows.js';
 
 /**
  * One offer a source returns: its network and the terms the store keeps for it (`OfferTerms`: bandwidth in
@@ -6,6 +13,8 @@ import type { AddressRow, AvailabilityRequestRow, OfferTerms, SourceRow, SourceT
  */
 export interface SourceOffer extends OfferTerms {
   network: string;
+  /** How to order it from its seller (`mef-sonata` offers); absent or null when it is ordered by hand. */
+  orderTerms?: OrderTerms | null;
 }
 
 /** What a source is asked: the request's normalised address and filters. */

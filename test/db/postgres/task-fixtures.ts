@@ -97,6 +97,7 @@ export const product = (downloadKbps: number): GatheredProduct => ({
   downloadKbps,
   uploadKbps: downloadKbps,
   contractTermMonths: 12,
+  orderTerms: null,
   purchaseMrcMinor: 1000,
   purchaseNrcMinor: 0,
   mrcMinor: 1250,

@@ -23,7 +23,7 @@ import { FINISHED_SOURCES_CTES } from './finished-sources.js';
  * 3. `won`: the fence — a task moves to `succeeded` only while still `running` and leased to its owner. A
  *    row another transaction changed meanwhile is re-checked at its newest version (READ COMMITTED), so
  *    exactly one transaction wins a task.
- * 4. `inserted`: the products (`$6`–`$18`, one array per column, in the given order) of the tasks won only,
+ * 4. `inserted`: the products (`$6`–`$19`, one array per column, in the given order) of the tasks won only,
  *    with the task's instance, request and source and the completion's time.
  * 5. `counts` and {@link FINISHED_SOURCES_CTES}: each won task counts as a finished source on its request,
  *    `updated_at` the time of the request's last completion in the batch.
@@ -47,15 +47,15 @@ inserted as (
   insert into availability_request_products (id, instance_id, availability_request_id, gathering_task_id,
          source_id, network, technology_type, connection_type, download_kbps, upload_kbps,
          contract_term_months, purchase_mrc_minor, purchase_nrc_minor, mrc_minor, nrc_minor, currency,
-         created_at)
+         order_terms, created_at)
   select p.id, w.instance_id, w.availability_request_id, w.id, w.source_id, p.network, p.technology_type,
          p.connection_type, p.download_kbps, p.upload_kbps, p.contract_term_months, p.purchase_mrc_minor,
-         p.purchase_nrc_minor, p.mrc_minor, p.nrc_minor, p.currency, w.now
+         p.purchase_nrc_minor, p.mrc_minor, p.nrc_minor, p.currency, p.order_terms::jsonb, w.now
     from unnest($6::text[], $7::bigint[], $8::text[], $9::text[], $10::text[], $11::int[], $12::int[],
-                $13::int[], $14::int[], $15::int[], $16::int[], $17::int[], $18::text[])
+                $13::int[], $14::int[], $15::int[], $16::int[], $17::int[], $18::text[], $19::text[])
          with ordinality as p(id, task_id, network, technology_type, connection_type, download_kbps,
                               upload_kbps, contract_term_months, purchase_mrc_minor, purchase_nrc_minor,
-                              mrc_minor, nrc_minor, currency, ord)
+                              mrc_minor, nrc_minor, currency, order_terms, ord)
     join won w on w.id = p.task_id
    order by p.ord),
 counts as materialized (
@@ -64,7 +64,7 @@ counts as materialized (
 select w.id::text as id, w.instance_id, w.availability_request_id, f.status, f.sources_finished, f.updated_at
   from won w join finished f on f.id = w.availability_request_id`;
 
-/** The product columns the batch's arrays carry, in `$7`–`$18` order after the id. */
+/** The product columns the batch's arrays carry, in `$7`–`$18` order after the id (`$19`: order terms as JSON text). */
 const productColumns = [
   'network',
   'technologyType',
@@ -99,6 +99,7 @@ export const completeTasks: Op<'completeTasks'> = async (db, completions) => {
   const productIds: string[] = [];
   const productTasks: number[] = [];
   const columns: unknown[][] = productColumns.map(() => []);
+  const orderTerms: (string | null)[] = [];
   for (const completion of fenced) {
     for (const product of completion.products) {
       productIds.push(newId('availabilityRequestProduct'));
@@ -106,6 +107,7 @@ export const completeTasks: Op<'completeTasks'> = async (db, completions) => {
       for (const [index, column] of productColumns.entries()) {
         (columns[index] as unknown[]).push(product[column]);
       }
+      orderTerms.push(product.orderTerms ? JSON.stringify(product.orderTerms) : null);
     }
   }
   const won = await db.$client.query<{
@@ -127,6 +129,7 @@ export const completeTasks: Op<'completeTasks'> = async (db, completions) => {
       productIds,
       productTasks,
       ...columns,
+      orderTerms,
     ],
   });
   const changes = new Map<number, CompletedRequest>(

@@ -4,7 +4,7 @@
  * statement as their change (`requestEventsCte`, `bulkInsert(outboxEvents)`).
  */
 import { and, asc, eq, lte, or, sql } from 'drizzle-orm';
-import { EVENT_RELAY_LEASE } from '../../shared/events.js';
+import { EVENT_RELAY_LEASE, outboxEventsOf } from '../../shared/events.js';
 import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
 import { outboxEvents, relayLeases } from '../schema/index.js';
@@ -39,7 +39,7 @@ const oldestEvents = preparedQuery('outbox_oldest', (db, name) =>
 );
 
 export const listOutboxEvents: Op<'listOutboxEvents'> = async (db, limit) =>
-  oldestEvents(db).execute({ limit });
+  outboxEventsOf(await oldestEvents(db).execute({ limit }));
 
 export const deleteOutboxEvents: Op<'deleteOutboxEvents'> = async (db, ids) => {
   if (ids.length === 0) return 0;

@@ -9,6 +9,7 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import type { OrderTerms } from '../../contract/order-terms.js';
 import {
   availabilityRequestStatuses,
   coordinatesPrecisions,
@@ -146,6 +147,8 @@ export const availabilityRequestProducts = pgTable(
     mrcMinor: integer().notNull(),
     nrcMinor: integer().notNull(),
     currency: text().notNull(),
+    /** How to order it from its seller (`mef-sonata` sources); null when it is ordered by hand. */
+    orderTerms: jsonb().$type<OrderTerms>(),
     createdAt: instant().notNull(),
   },
   (t) => [index('availability_request_products_request_idx').on(t.availabilityRequestId)],

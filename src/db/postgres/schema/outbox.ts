@@ -1,4 +1,5 @@
 import { bigint, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import type { StoredOrderChange } from '../../contract/orders.js';
 import type { EventTopic, StoredRequestChange } from '../../values.js';
 import { instant } from './columns.js';
 import { instances } from './tenancy.js';
@@ -20,7 +21,7 @@ export const outboxEvents = pgTable('outbox_events', {
   subjectId: text().notNull(),
   /** Where the subject's state stands; grows with every change of it, so a repeat is recognised. */
   version: integer().notNull(),
-  payload: jsonb().$type<StoredRequestChange>().notNull(),
+  payload: jsonb().$type<StoredRequestChange | StoredOrderChange>().notNull(),
   createdAt: instant().notNull(),
 });
 

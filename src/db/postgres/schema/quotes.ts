@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import type { OrderTerms } from '../../contract/order-terms.js';
 import { quoteLineKinds } from '../../values.js';
 import { idColumn, instant, timestamps } from './columns.js';
 import { customers } from './customers.js';
@@ -84,6 +85,13 @@ export const quoteLines = pgTable(
     mrcMinor: integer().notNull(),
     nrcMinor: integer().notNull(),
     currency: text().notNull(),
+    /** The source of a connection line (null for the instance's own products). */
+    sourceId: text(),
+    /** The product's purchase prices, in minor units of `currency` (null for the instance's own products). */
+    purchaseMrcMinor: integer(),
+    purchaseNrcMinor: integer(),
+    /** How to order the line from its seller; null when it is ordered by hand. */
+    orderTerms: jsonb().$type<OrderTerms>(),
     position: integer().notNull(),
     createdAt: instant().notNull(),
   },

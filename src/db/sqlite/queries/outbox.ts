@@ -4,7 +4,7 @@
  * own `BEGIN IMMEDIATE` transactions (`record-events.ts`).
  */
 import { and, asc, eq, lte, or, sql } from 'drizzle-orm';
-import { EVENT_RELAY_LEASE } from '../../shared/events.js';
+import { EVENT_RELAY_LEASE, outboxEventsOf } from '../../shared/events.js';
 import { boundLimit } from '../bound-limit.js';
 import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
@@ -41,7 +41,8 @@ const oldestEvents = preparedQuery((db) =>
     .prepare(),
 );
 
-export const listOutboxEvents: Op<'listOutboxEvents'> = async (db, limit) => oldestEvents(db).all({ limit });
+export const listOutboxEvents: Op<'listOutboxEvents'> = async (db, limit) =>
+  outboxEventsOf(oldestEvents(db).all({ limit }));
 
 const eventsDelete = preparedQuery((db) =>
   db.$client.prepare<[string]>('delete from outbox_events where id in (select value from json_each(?))'),

@@ -1,5 +1,6 @@
 import { desc } from 'drizzle-orm';
 import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { OrderTerms } from '../../contract/order-terms.js';
 import {
   availabilityRequestStatuses,
   coordinatesPrecisions,
@@ -133,6 +134,8 @@ export const availabilityRequestProducts = sqliteTable(
     mrcMinor: integer().notNull(),
     nrcMinor: integer().notNull(),
     currency: text().notNull(),
+    /** How to order it from its seller (`mef-sonata` sources); null when it is ordered by hand. */
+    orderTerms: text({ mode: 'json' }).$type<OrderTerms>(),
     createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
   },
   (t) => [index('availability_request_products_request_idx').on(t.availabilityRequestId)],

@@ -1,4 +1,5 @@
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import type { StoredOrderChange } from '../../contract/orders.js';
 import type { EventTopic, StoredRequestChange } from '../../values.js';
 import { instances } from './tenancy.js';
 
@@ -19,7 +20,7 @@ export const outboxEvents = sqliteTable('outbox_events', {
   subjectId: text().notNull(),
   /** Where the subject's state stands; grows with every change of it, so a repeat is recognised. */
   version: integer().notNull(),
-  payload: text({ mode: 'json' }).$type<StoredRequestChange>().notNull(),
+  payload: text({ mode: 'json' }).$type<StoredRequestChange | StoredOrderChange>().notNull(),
   createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
 });
 

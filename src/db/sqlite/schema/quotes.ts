@@ -1,4 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { OrderTerms } from '../../contract/order-terms.js';
 import { quoteLineKinds } from '../../values.js';
 import { idColumn, timestamps } from './columns.js';
 import { customers } from './customers.js';
@@ -83,6 +84,13 @@ export const quoteLines = sqliteTable(
     mrcMinor: integer().notNull(),
     nrcMinor: integer().notNull(),
     currency: text().notNull(),
+    /** The source of a connection line (null for the instance's own products). */
+    sourceId: text(),
+    /** The product's purchase prices, in minor units of `currency` (null for the instance's own products). */
+    purchaseMrcMinor: integer(),
+    purchaseNrcMinor: integer(),
+    /** How to order the line from its seller; null when it is ordered by hand. */
+    orderTerms: text({ mode: 'json' }).$type<OrderTerms>(),
     position: integer().notNull(),
     createdAt: integer({ mode: 'timestamp_ms' }).notNull(),
   },

@@ -82,13 +82,32 @@ export const quoteSchema = z.looseObject({
   state: z.string().min(1).max(50),
   /** When the seller expects to be done (deferred answers): a hint for the next poll. */
   expectedQuoteCompletionDate: z.iso.datetime({ offset: true }).optional().catch(undefined),
+  /** How long the seller holds its prices (MEF 115 `validFor`): kept with each offer for ordering it. */
+  validFor: z
+    .looseObject({
+      startDateTime: z.iso.datetime({ offset: true }).optional(),
+      endDateTime: z.iso.datetime({ offset: true }).optional(),
+    })
+    .optional()
+    .catch(undefined),
   quoteItem: z
     .array(
       z.looseObject({
         id,
         state: z.string().min(1).max(50),
         quoteItemPrice: z.array(quotePrice).max(100).optional(),
-        quoteItemTerm: z.array(z.looseObject({ duration })).max(1).optional(),
+        quoteItemTerm: z
+          .array(
+            z.looseObject({
+              duration,
+              name: z.string().max(200).optional(),
+              endOfTermAction: z.string().max(50).optional(),
+              rollInterval: duration.optional(),
+              description: z.string().max(1000).optional(),
+            }),
+          )
+          .max(1)
+          .optional(),
         product: z
           .looseObject({
             productOffering: z.looseObject({ id }).optional(),

@@ -14,7 +14,13 @@ import type { SonataCallScope, SonataClient } from './client.js';
 import { createAndAwait } from './deferred.js';
 import type { SonataHubListeners } from './hub.js';
 import type { SonataNotificationInbox } from './inbox.js';
-import { describeTermination, isDeclined, offerFromQuoteItem, type SonataDeclinedItem } from './offers.js';
+import {
+  describeTermination,
+  isDeclined,
+  offerFromQuoteItem,
+  type QuoteOrdering,
+  type SonataDeclinedItem,
+} from './offers.js';
 import {
   type Candidate,
   candidatesFor,
@@ -112,7 +118,7 @@ export async function gatherFromSeller(context: GatherContext): Promise<SonataGa
     context.now,
   );
   result.quote = { id: quote.id, state: quote.state };
-  mapQuote(context, quote, wishes, result);
+  mapQuote(context, poq.id, quote, wishes, result);
   return result;
 }
 
@@ -153,8 +159,25 @@ function qualifiedCandidates(poq: Poq, candidates: Candidate[], declined: Sonata
 }
 
 /** Maps a final quote's items onto offers (mapping B2–B14), declining the rest. */
-function mapQuote(context: GatherContext, quote: Quote, wishes: QuoteWish[], result: SonataGathering): void {
+function mapQuote(
+  context: GatherContext,
+  poqId: string,
+  quote: Quote,
+  wishes: QuoteWish[],
+  result: SonataGathering,
+): void {
   const items = new Map(quote.quoteItem.map((item) => [item.id, item]));
+  const ordering: QuoteOrdering = {
+    poqId,
+    quoteId: quote.id,
+    place: context.place,
+    validFor: quote.validFor
+      ? {
+          startDateTime: quote.validFor.startDateTime ?? null,
+          endDateTime: quote.validFor.endDateTime ?? null,
+        }
+      : null,
+  };
   const answered = ANSWERED_QUOTE_STATES.includes(quote.state);
   for (const wish of wishes) {
     const item = items.get(wish.itemId);
@@ -179,6 +202,7 @@ function mapQuote(context: GatherContext, quote: Quote, wishes: QuoteWish[], res
         context.scope.settings.productOfferings,
         wish,
         item,
+        ordering,
       );
       if (isDeclined(mapped)) result.declined.push(mapped);
       else result.offers.push(mapped);

@@ -1,8 +1,8 @@
-import type { SourceRow } from '../../../db/rows.js';
+import type { SonataItemTerm, SonataOrderTerms, SourceRow } from '../../../db/rows.js';
 import { isCurrencyCode, toMinorUnits } from '../../../money.js';
 import type { SourceOffer } from '../types.js';
 import type { QuoteItem, QuotePrice, TerminationError } from './answers.js';
-import type { QuoteWish } from './requests.js';
+import { itemTerm, productConfiguration, type QuoteWish } from './requests.js';
 import type { SonataProductOfferingSettings } from './settings.js';
 
 /**
@@ -76,6 +76,36 @@ function kbps(rate: { irValue: number; irUnits: string } | undefined): number | 
   return Math.abs(value - rounded) < 1e-6 && rounded > 0 ? rounded : null;
 }
 
+/** What every offer of one Quote keeps for ordering it: the POQ and Quote ids, the install place, `validFor`. */
+export interface QuoteOrdering {
+  poqId: string;
+  quoteId: string;
+  /** The install place as sent in the POQ and Quote (`RelatedPlaceRefOrValue`). */
+  place: Record<string, unknown>;
+  validFor: SonataOrderTerms['validFor'];
+}
+
+/**
+ * The term to order a quote item with (MEF 123 R34, R38: the quoted one): the seller's `quoteItemTerm[0]`
+ * when it names everything `MEFItemTerm` requires, else the term asked for (Quote `requestedQuoteItemTerm`,
+ * mapping Q10), which the seller then did not change.
+ */
+function quotedItemTerm(item: QuoteItem, months: number): SonataItemTerm {
+  const quoted = item.quoteItemTerm?.[0];
+  if (quoted?.name && quoted.endOfTermAction) {
+    return {
+      name: quoted.name,
+      duration: { amount: quoted.duration.amount, units: quoted.duration.units },
+      endOfTermAction: quoted.endOfTermAction,
+      ...(quoted.rollInterval
+        ? { rollInterval: { amount: quoted.rollInterval.amount, units: quoted.rollInterval.units } }
+        : {}),
+      ...(quoted.description ? { description: quoted.description } : {}),
+    };
+  }
+  return itemTerm(months);
+}
+
 /**
  * One quote item as an offer (mapping B4–B14), or the reason it is none.
  *
@@ -92,6 +122,7 @@ export function offerFromQuoteItem(
   offerings: readonly SonataProductOfferingSettings[],
   wish: QuoteWish,
   item: QuoteItem,
+  ordering: QuoteOrdering,
 ): SourceOffer | SonataDeclinedItem {
   const { candidate } = wish;
   const decline = (
@@ -167,6 +198,18 @@ export function offerFromQuoteItem(
     purchaseMrcMinor: mrc,
     purchaseNrcMinor: nrcs.reduce<number>((sum, value) => sum + (value ?? 0), 0),
     currency,
+    orderTerms: {
+      kind: 'mef-sonata',
+      poqId: ordering.poqId,
+      poqItemId: candidate.itemId,
+      quoteId: ordering.quoteId,
+      quoteItemId: item.id,
+      productOfferingId: offeringId,
+      itemTerm: quotedItemTerm(item, term),
+      productConfiguration: productConfiguration(candidate),
+      place: [ordering.place],
+      validFor: ordering.validFor,
+    },
   };
 }
 

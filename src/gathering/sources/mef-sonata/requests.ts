@@ -1,4 +1,4 @@
-import type { AddressRow, StoredFilters } from '../../../db/rows.js';
+import type { AddressRow, SonataItemTerm, StoredFilters } from '../../../db/rows.js';
 import { isExactPlace } from '../../../geo/index.js';
 import type { SonataProductOfferingSettings, SonataSourceSettings } from './settings.js';
 
@@ -175,7 +175,7 @@ export interface QuoteWish {
 }
 
 /** `MEFItemTerm` for a term in months (mapping Q10). */
-export function itemTerm(months: number): Json {
+export function itemTerm(months: number): SonataItemTerm {
   return {
     duration: { amount: months, units: 'calendarMonths' },
     endOfTermAction: 'roll',

@@ -1,0 +1,308 @@
+/**
+ * Orders for quotes (issue "Orders, part 1"): an order, its lines (one per quote line), and its supplier
+ * orders — one seller order per source of its `supplier` lines, placed and followed by a durable task.
+ */
+import type { OrderLineFulfilment, OrderLineStatus, OrderStatus, SupplierOrderStatus } from '../values.js';
+import type { SourceRow } from './catalog.js';
+import type { OrderTerms } from './order-terms.js';
+
+/** Who to contact about an order (MEF 123 `RelatedContactInformation`'s name, e-mail and number). */
+export interface OrderContact {
+  name: string;
+  emailAddress: string;
+  number: string | null;
+}
+
+/** An order of a quote. */
+export interface OrderRow {
+  id: string;
+  instanceId: string;
+  quoteId: string;
+  customerId: string;
+  /** The user who placed it; null when an operator did. */
+  createdByUserId: string | null;
+  status: OrderStatus;
+  /** The completion date asked of the sellers (MEF `requestedCompletionDate`). */
+  requestedCompletionDate: Date;
+  /** The contact sent to the sellers instead of each source's buyer contact; null: the sources' own. */
+  contact: OrderContact | null;
+  /** Grows with every change of the order or its lines: the order's `order:changed` event version. */
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** One milestone a seller reported for a line (MEF `MEFMilestone`). */
+export interface OrderMilestone {
+  name: string;
+  /** ISO 8601 date-time, as the seller gave it. */
+  date: string;
+  description: string | null;
+}
+
+/** One item of a seller's charge (MEF `MEFProductOrderChargeItem`); amount in minor units of `currency`. */
+export interface OrderChargeItem {
+  id: string;
+  priceType: string;
+  priceCategory: string | null;
+  amountMinor: number;
+  currency: string;
+  blocking: boolean;
+  state: string;
+}
+
+/** A seller's charge on a line (MEF `MEFProductOrderCharge`), as last read. */
+export interface OrderCharge {
+  id: string;
+  /** MEF `MEFProductOrderChargeStateType`, verbatim (`awaitingResponse`, `accepted`, `declined`, `timeout`, …). */
+  state: string;
+  /** ISO 8601 date-time after which the seller takes no answer; null when it said none. */
+  responseDueDate: string | null;
+  items: OrderChargeItem[];
+}
+
+/** An order line: a quote line ordered, with where its fulfilment stands. */
+export interface OrderLineRow {
+  id: string;
+  instanceId: string;
+  orderId: string;
+  quoteLineId: string;
+  /** 1, 2, 3… in the quote's line order. */
+  position: number;
+  name: string;
+  fulfilment: OrderLineFulfilment;
+  status: OrderLineStatus;
+  /** The seller's own item state (MEF `MEFProductOrderItemStateType`), verbatim; null for manual lines. */
+  supplierStatus: string | null;
+  /** The supplier order (a task) the line is part of; null for manual lines. */
+  supplierOrderRef: string | null;
+  /** The source it is ordered from (the quote line's); null for the instance's own products. */
+  sourceId: string | null;
+  /** The seller's `productOrder` id, once placed. */
+  supplierOrderId: string | null;
+  /** The order item's id within the seller's order (the buyer's item id). */
+  supplierItemId: string | null;
+  /** Contract term (months) of the quote line, null for the instance's own products. */
+  contractTermMonths: number | null;
+  /** The quote line's order terms (null for manual lines). */
+  orderTerms: OrderTerms | null;
+  expectedCompletionDate: Date | null;
+  completionDate: Date | null;
+  /** The delivered product in the seller's inventory (MEF 116 `Product.id`, `status`; MEF 123 R61). */
+  inventoryProductId: string | null;
+  inventoryProductStatus: string | null;
+  milestones: OrderMilestone[];
+  charges: OrderCharge[];
+  errorCode: string | null;
+  errorMessage: string | null;
+  /** The note of the last manual move, and who made it when (manual lines). */
+  note: string | null;
+  statusChangedByUserId: string | null;
+  statusChangedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** An order with the names its document nests and its lines in position order. */
+export interface OrderRecord {
+  order: OrderRow;
+  customer: { id: string; name: string };
+  lines: OrderLineRow[];
+}
+
+/**
+ * What an `order:changed` event stores: the order's record as the same transaction left it (no read back
+ * when it is published: a later change must not show through an earlier event).
+ */
+export interface StoredOrderChange {
+  kind: 'created' | 'updated';
+  /** The order's version at that commit. */
+  version: number;
+  /** The order's `updatedAt`, in milliseconds since the epoch (UTC). */
+  updatedAtMs: number;
+  record: OrderRecord;
+}
+
+/** One supplier order: the seller order of one source of an order, and the task that places and follows it. */
+export interface SupplierOrderRow {
+  /** Sent to the seller as the order's `externalId`: how the order is found again after a crash. */
+  id: string;
+  instanceId: string;
+  orderId: string;
+  sourceId: string;
+  status: SupplierOrderStatus;
+  sellerOrderId: string | null;
+  /** MEF `MEFProductOrderStateType`, verbatim; null before the seller answered. */
+  sellerState: string | null;
+  /** Attempts started (claims), the current one included. */
+  attempts: number;
+  leaseOwner: string | null;
+  leaseExpiresAt: Date | null;
+  /** When the task is due again (placing, the next poll); null once ended. */
+  nextCheckAt: Date | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A line to create with its order; the store assigns ids, the order and the time. */
+export type NewOrderLine = Pick<
+  OrderLineRow,
+  'quoteLineId' | 'position' | 'name' | 'fulfilment' | 'sourceId' | 'contractTermMonths' | 'orderTerms'
+>;
+
+/** An order to place (validated by the caller: the quote is the instance's, has lines and has not expired). */
+export interface NewOrder {
+  instanceId: string;
+  quoteId: string;
+  customerId: string;
+  userId: string | null;
+  requestedCompletionDate: Date;
+  contact: OrderContact | null;
+  lines: NewOrderLine[];
+  now: Date;
+}
+
+/** A claimed supplier order, with everything its task needs to place and follow it. */
+export interface ClaimedSupplierOrder {
+  supplierOrder: SupplierOrderRow;
+  source: SourceRow;
+  order: OrderRow;
+  customer: { id: string; name: string };
+  /** The order's lines of this supplier order, in position order. */
+  lines: OrderLineRow[];
+}
+
+/** What a seller said of one line, to record. Absent fields stay as they are. */
+export interface SupplierLineProgress {
+  lineId: string;
+  status?: OrderLineStatus;
+  supplierStatus?: string | null;
+  supplierOrderId?: string | null;
+  supplierItemId?: string | null;
+  expectedCompletionDate?: Date | null;
+  completionDate?: Date | null;
+  inventoryProductId?: string | null;
+  inventoryProductStatus?: string | null;
+  milestones?: OrderMilestone[];
+  charges?: OrderCharge[];
+  errorCode?: string | null;
+  errorMessage?: string | null;
+}
+
+/** One step of a supplier order's task to record, fenced on its lease (`owner`). */
+export interface SupplierOrderProgress {
+  supplierOrderId: string;
+  owner: string;
+  status: SupplierOrderStatus;
+  sellerOrderId: string | null;
+  sellerState: string | null;
+  /** When to look again (null once ended); the lease is released either way. */
+  nextCheckAt: Date | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  lines: SupplierLineProgress[];
+  now: Date;
+}
+
+/** A manual move of a line by an admin. */
+export interface ManualLineMove {
+  instanceId: string;
+  orderId: string;
+  lineId: string;
+  status: OrderLineStatus;
+  note: string | null;
+  userId: string | null;
+  now: Date;
+}
+
+/** Why a manual move was refused. */
+export type ManualLineRefusal = 'not_found' | 'not_manual' | 'line_final';
+
+/** A charge's new state on a line, after the seller took the buyer's answer (or said it timed out). */
+export interface LineChargeUpdate {
+  instanceId: string;
+  orderId: string;
+  lineId: string;
+  charge: OrderCharge;
+  now: Date;
+}
+
+/** An order's position in the list order (newest first, ties by id bytewise, descending): a cursor. */
+export interface OrderPosition {
+  createdAt: Date;
+  id: string;
+}
+
+/** A slice of an instance's orders after a position, with optional filters. */
+export interface OrderSliceQuery {
+  customerId: string | null;
+  status: OrderStatus | null;
+  after: OrderPosition | null;
+  limit: number;
+}
+
+/** Order operations. Every write that changes an order also writes its `order:changed` event. */
+export interface OrderOperations {
+  /**
+   * Creates an order with its lines and its supplier orders (one per source of its `supplier` lines, due at
+   * `now`) in one transaction, unless the quote has an order that is neither `failed` nor `cancelled`:
+   * the check and the insert run under the quote's lock (SQLite: `BEGIN IMMEDIATE`; PostgreSQL: the
+   * quote's row locked `FOR UPDATE`), so two concurrent placements of one quote make one order.
+   * The order's status is `pending`; a quote without supplier lines is still `pending` until an admin
+   * moves its lines.
+   *
+   * @returns the new order's record, or `'quote_ordered'` with nothing written.
+   */
+  insertOrder: (input: NewOrder) => Promise<OrderRecord | 'quote_ordered'>;
+  /** One order of the instance with its lines, or undefined (also for another instance's id). */
+  findOrder: (instanceId: string, id: string) => Promise<OrderRecord | undefined>;
+  /** The instance's orders of one quote, newest first. */
+  listOrdersOfQuotes: (instanceId: string, quoteIds: readonly string[]) => Promise<OrderRecord[]>;
+  /** Number of the instance's orders that match the slice's filters. */
+  countOrders: (
+    instanceId: string,
+    filter: Pick<OrderSliceQuery, 'customerId' | 'status'>,
+  ) => Promise<number>;
+  /**
+   * Up to `limit` orders of the instance with their lines, newest first (ties by id bytewise,
+   * descending), after a position, filtered by customer and status when given.
+   */
+  sliceOrders: (instanceId: string, query: OrderSliceQuery) => Promise<OrderRecord[]>;
+  /**
+   * Claims up to `limit` due supplier orders (`nextCheckAt <= now`, not ended, no live lease) for `owner`
+   * until `now + leaseMs`, counting an attempt each, in one transaction; each claimed one with its source,
+   * order, customer and lines. Concurrent claimers never claim the same one (SQLite: `BEGIN IMMEDIATE`;
+   * PostgreSQL: `FOR UPDATE SKIP LOCKED`).
+   */
+  claimSupplierOrders: (
+    owner: string,
+    now: Date,
+    leaseMs: number,
+    limit: number,
+  ) => Promise<ClaimedSupplierOrder[]>;
+  /**
+   * Records one step of a supplier order's task and releases its lease, in one transaction: only while
+   * `owner` holds the lease (else nothing is written). Its lines' given fields are written, the order's
+   * status is derived again from all its lines (`orderStatusOf`), and the order's version grows with an
+   * `order:changed` event when anything shown changed.
+   *
+   * @returns the order's record after the step, or undefined when the lease was lost.
+   */
+  recordSupplierOrderProgress: (progress: SupplierOrderProgress) => Promise<OrderRecord | undefined>;
+  /**
+   * Moves a `manual` line to a status, with the note, user and time, in one transaction; the order's
+   * status is derived again and its event written.
+   *
+   * @returns the order's record, or why nothing was written.
+   */
+  moveManualOrderLine: (move: ManualLineMove) => Promise<OrderRecord | ManualLineRefusal>;
+  /**
+   * Replaces one charge on a line (matched by id) with its new state, in one transaction, with the
+   * order's event. @returns the order's record, or undefined when the line or charge is not there.
+   */
+  updateOrderLineCharge: (update: LineChargeUpdate) => Promise<OrderRecord | undefined>;
+  /** The supplier orders of an order (for tests and operators). Reads only. */
+  listSupplierOrders: (orderId: string) => Promise<SupplierOrderRow[]>;
+}

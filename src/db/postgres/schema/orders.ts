@@ -1,0 +1,119 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import type { OrderTerms } from '../../contract/order-terms.js';
+import type { OrderCharge, OrderContact, OrderMilestone } from '../../contract/orders.js';
+import {
+  orderLineFulfilments,
+  orderLineStatuses,
+  orderStatuses,
+  supplierOrderStatuses,
+} from '../../values.js';
+import { sources } from './catalog.js';
+import { idColumn, instant, timestamps } from './columns.js';
+import { customers } from './customers.js';
+import { quotes } from './quotes.js';
+import { instances, users } from './tenancy.js';
+
+/** An order of a quote (`src/db/contract/orders.ts`). Dates as `timestamptz`. */
+export const orders = pgTable(
+  'orders',
+  {
+    id: idColumn(),
+    instanceId: text()
+      .notNull()
+      .references(() => instances.id),
+    quoteId: text()
+      .notNull()
+      .references(() => quotes.id),
+    customerId: text()
+      .notNull()
+      .references(() => customers.id),
+    createdByUserId: text().references(() => users.id),
+    status: text({ enum: orderStatuses }).notNull(),
+    requestedCompletionDate: instant().notNull(),
+    contact: jsonb().$type<OrderContact>(),
+    version: integer().notNull(),
+    ...timestamps,
+  },
+  (t) => [
+    index('orders_list_idx').on(t.instanceId, t.createdAt, sql`${t.id} collate "C"`),
+    index('orders_quote_idx').on(t.quoteId),
+    index('orders_customer_idx').on(t.instanceId, t.customerId, t.createdAt, sql`${t.id} collate "C"`),
+  ],
+);
+
+/**
+ * The seller order of one source of an order, and its task: due at `next_check_at`, claimed under a lease
+ * like a gathering task. Its id is the seller order's `externalId`.
+ */
+export const supplierOrders = pgTable(
+  'supplier_orders',
+  {
+    id: idColumn(),
+    instanceId: text()
+      .notNull()
+      .references(() => instances.id),
+    orderId: text()
+      .notNull()
+      .references(() => orders.id),
+    sourceId: text()
+      .notNull()
+      .references(() => sources.id),
+    status: text({ enum: supplierOrderStatuses }).notNull(),
+    sellerOrderId: text(),
+    sellerState: text(),
+    attempts: integer().notNull(),
+    leaseOwner: text(),
+    leaseExpiresAt: instant(),
+    nextCheckAt: instant(),
+    errorCode: text(),
+    errorMessage: text(),
+    ...timestamps,
+  },
+  (t) => [
+    index('supplier_orders_due_idx').on(t.nextCheckAt),
+    index('supplier_orders_order_idx').on(t.orderId),
+  ],
+);
+
+/** A line of an order: one quote line, with where its fulfilment stands. JSON columns as in the contract. */
+export const orderLines = pgTable(
+  'order_lines',
+  {
+    id: idColumn(),
+    instanceId: text()
+      .notNull()
+      .references(() => instances.id),
+    orderId: text()
+      .notNull()
+      .references(() => orders.id),
+    quoteLineId: text().notNull(),
+    position: integer().notNull(),
+    name: text().notNull(),
+    fulfilment: text({ enum: orderLineFulfilments }).notNull(),
+    status: text({ enum: orderLineStatuses }).notNull(),
+    supplierStatus: text(),
+    supplierOrderRef: text().references(() => supplierOrders.id),
+    sourceId: text(),
+    supplierOrderId: text(),
+    supplierItemId: text(),
+    contractTermMonths: integer(),
+    orderTerms: jsonb().$type<OrderTerms>(),
+    expectedCompletionDate: instant(),
+    completionDate: instant(),
+    inventoryProductId: text(),
+    inventoryProductStatus: text(),
+    milestones: jsonb().$type<OrderMilestone[]>().notNull(),
+    charges: jsonb().$type<OrderCharge[]>().notNull(),
+    errorCode: text(),
+    errorMessage: text(),
+    note: text(),
+    statusChangedByUserId: text().references(() => users.id),
+    statusChangedAt: instant(),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('order_lines_position_unique').on(t.orderId, t.position),
+    index('order_lines_supplier_order_idx').on(t.supplierOrderRef),
+  ],
+);

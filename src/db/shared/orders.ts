@@ -1,0 +1,193 @@
+/**
+ * What both dialects' order operations build the same way (`OrderOperations`): new rows, the order's status
+ * from its lines, the applied progress of a line, records from rows and the `order:changed` events. The SQL
+ * is in the dialects' `queries/orders.ts`.
+ */
+import { newId } from '../../ids.js';
+import type {
+  ManualLineRefusal,
+  NewOrder,
+  NewOutboxEvent,
+  OrderLineRow,
+  OrderRecord,
+  OrderRow,
+  SupplierLineProgress,
+  SupplierOrderRow,
+} from '../contract/index.js';
+import { finalOrderLineStatuses, type OrderLineStatus, type OrderStatus } from '../values.js';
+
+/**
+ * An order's status from its lines' (issue "Orders, part 1", item 6): `cancelled` when every line was
+ * cancelled, `failed` when every line failed, `completed` when every line completed, `partially_completed`
+ * when every line ended and some but not all completed; before that `in_progress` while any line is (or
+ * some ended and others wait), `submitted` once any line is, else `pending`. An order without lines is
+ * `pending`.
+ */
+export function orderStatusOf(lines: readonly { status: OrderLineStatus }[]): OrderStatus {
+  if (lines.length === 0) return 'pending';
+  const statuses = lines.map((line) => line.status);
+  const every = (status: OrderLineStatus) => statuses.every((each) => each === status);
+  if (statuses.every((status) => finalOrderLineStatuses.includes(status))) {
+    if (every('completed')) return 'completed';
+    if (every('failed')) return 'failed';
+    if (every('cancelled')) return 'cancelled';
+    return statuses.includes('completed') ? 'partially_completed' : 'failed';
+  }
+  if (statuses.some((status) => status === 'in_progress' || finalOrderLineStatuses.includes(status))) {
+    return 'in_progress';
+  }
+  return statuses.includes('submitted') ? 'submitted' : 'pending';
+}
+
+/** The rows of a new order: the order, its lines and one supplier order per source of its supplier lines. */
+export function newOrderRows(input: NewOrder): {
+  order: OrderRow;
+  lines: OrderLineRow[];
+  supplierOrders: SupplierOrderRow[];
+} {
+  const orderId = newId('order');
+  const stamps = { createdAt: input.now, updatedAt: input.now };
+  const supplierOrders = new Map<string, SupplierOrderRow>();
+  for (const line of input.lines) {
+    if (line.fulfilment !== 'supplier' || line.sourceId === null || supplierOrders.has(line.sourceId))
+      continue;
+    supplierOrders.set(line.sourceId, {
+      id: newId('supplierOrder'),
+      instanceId: input.instanceId,
+      orderId,
+      sourceId: line.sourceId,
+      status: 'placing',
+      sellerOrderId: null,
+      sellerState: null,
+      attempts: 0,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      nextCheckAt: input.now,
+      errorCode: null,
+      errorMessage: null,
+      ...stamps,
+    });
+  }
+  const lines = input.lines.map(
+    (line): OrderLineRow => ({
+      ...line,
+      id: newId('orderLine'),
+      instanceId: input.instanceId,
+      orderId,
+      status: 'pending',
+      supplierStatus: null,
+      supplierOrderRef:
+        line.fulfilment === 'supplier' && line.sourceId !== null
+          ? (supplierOrders.get(line.sourceId)?.id ?? null)
+          : null,
+      supplierOrderId: null,
+      supplierItemId: null,
+      expectedCompletionDate: null,
+      completionDate: null,
+      inventoryProductId: null,
+      inventoryProductStatus: null,
+      milestones: [],
+      charges: [],
+      errorCode: null,
+      errorMessage: null,
+      note: null,
+      statusChangedByUserId: null,
+      statusChangedAt: null,
+      ...stamps,
+    }),
+  );
+  const order: OrderRow = {
+    id: orderId,
+    instanceId: input.instanceId,
+    quoteId: input.quoteId,
+    customerId: input.customerId,
+    createdByUserId: input.userId,
+    status: 'pending',
+    requestedCompletionDate: input.requestedCompletionDate,
+    contact: input.contact,
+    version: 1,
+    ...stamps,
+  };
+  return { order, lines, supplierOrders: [...supplierOrders.values()] };
+}
+
+/** Why a line may not be moved by hand (`moveManualOrderLine`), or null when it may. */
+export function manualLineRefusal(line: OrderLineRow | undefined): ManualLineRefusal | null {
+  if (!line) return 'not_found';
+  if (line.fulfilment !== 'manual') return 'not_manual';
+  if (finalOrderLineStatuses.includes(line.status)) return 'line_final';
+  return null;
+}
+
+/** The fields of a line a progress step writes (only those it gives), or null when nothing changes. */
+export function lineChanges(
+  line: OrderLineRow,
+  progress: SupplierLineProgress,
+): Partial<OrderLineRow> | null {
+  const changes: Partial<OrderLineRow> = {};
+  let changed = false;
+  for (const [key, value] of Object.entries(progress)) {
+    if (key === 'lineId' || value === undefined) continue;
+    const current = line[key as keyof OrderLineRow];
+    if (sameValue(current, value)) continue;
+    (changes as Record<string, unknown>)[key] = value;
+    changed = true;
+  }
+  return changed ? changes : null;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a instanceof Date || b instanceof Date) {
+    return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
+  }
+  if (typeof a === 'object' || typeof b === 'object') return JSON.stringify(a) === JSON.stringify(b);
+  return a === b;
+}
+
+/** The `order:changed` event of an order as a transaction leaves it. */
+export function orderChangeEvent(record: OrderRecord, kind: 'created' | 'updated'): NewOutboxEvent {
+  const { order } = record;
+  return {
+    instanceId: order.instanceId,
+    topic: 'order:changed',
+    subjectId: order.id,
+    version: order.version,
+    payload: { kind, version: order.version, updatedAtMs: order.updatedAt.getTime(), record },
+    createdAt: order.updatedAt,
+  };
+}
+
+const orderDates = ['requestedCompletionDate', 'createdAt', 'updatedAt'] as const;
+const lineDates = [
+  'expectedCompletionDate',
+  'completionDate',
+  'statusChangedAt',
+  'createdAt',
+  'updatedAt',
+] as const;
+
+/** An order record read back from JSON (an outbox payload): its date fields as `Date`s again. */
+export function reviveOrderRecord(json: OrderRecord): OrderRecord {
+  const date = (value: unknown) => (value === null || value === undefined ? null : new Date(value as string));
+  const order = { ...json.order };
+  for (const key of orderDates) (order as Record<string, unknown>)[key] = date(order[key]);
+  const lines = json.lines.map((line) => {
+    const copy = { ...line };
+    for (const key of lineDates) (copy as Record<string, unknown>)[key] = date(line[key]);
+    return copy;
+  });
+  return { ...json, order, lines };
+}
+
+/**
+ * The records of order rows (with their customers' names): their lines, read by `linesOf` for all of them
+ * at once (in position order; not called without rows), attached to each.
+ */
+export async function orderRecordsOf(
+  rows: Omit<OrderRecord, 'lines'>[],
+  linesOf: (orderIds: string[]) => OrderLineRow[] | Promise<OrderLineRow[]>,
+): Promise<OrderRecord[]> {
+  if (rows.length === 0) return [];
+  const lines = await linesOf(rows.map((row) => row.order.id));
+  return rows.map((row) => ({ ...row, lines: lines.filter((line) => line.orderId === row.order.id) }));
+}

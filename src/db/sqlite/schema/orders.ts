@@ -1,0 +1,118 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { OrderTerms } from '../../contract/order-terms.js';
+import type { OrderCharge, OrderContact, OrderMilestone } from '../../contract/orders.js';
+import {
+  orderLineFulfilments,
+  orderLineStatuses,
+  orderStatuses,
+  supplierOrderStatuses,
+} from '../../values.js';
+import { sources } from './catalog.js';
+import { idColumn, timestamps } from './columns.js';
+import { customers } from './customers.js';
+import { quotes } from './quotes.js';
+import { instances, users } from './tenancy.js';
+
+/** An order of a quote (`src/db/contract/orders.ts`). Dates as integer milliseconds (UTC). */
+export const orders = sqliteTable(
+  'orders',
+  {
+    id: idColumn(),
+    instanceId: text()
+      .notNull()
+      .references(() => instances.id),
+    quoteId: text()
+      .notNull()
+      .references(() => quotes.id),
+    customerId: text()
+      .notNull()
+      .references(() => customers.id),
+    createdByUserId: text().references(() => users.id),
+    status: text({ enum: orderStatuses }).notNull(),
+    requestedCompletionDate: integer({ mode: 'timestamp_ms' }).notNull(),
+    contact: text({ mode: 'json' }).$type<OrderContact>(),
+    version: integer().notNull(),
+    ...timestamps,
+  },
+  (t) => [
+    index('orders_list_idx').on(t.instanceId, t.createdAt, t.id),
+    index('orders_quote_idx').on(t.quoteId),
+    index('orders_customer_idx').on(t.instanceId, t.customerId, t.createdAt, t.id),
+  ],
+);
+
+/**
+ * The seller order of one source of an order, and its task: due at `next_check_at`, claimed under a lease
+ * like a gathering task. Its id is the seller order's `externalId`.
+ */
+export const supplierOrders = sqliteTable(
+  'supplier_orders',
+  {
+    id: idColumn(),
+    instanceId: text()
+      .notNull()
+      .references(() => instances.id),
+    orderId: text()
+      .notNull()
+      .references(() => orders.id),
+    sourceId: text()
+      .notNull()
+      .references(() => sources.id),
+    status: text({ enum: supplierOrderStatuses }).notNull(),
+    sellerOrderId: text(),
+    sellerState: text(),
+    attempts: integer().notNull(),
+    leaseOwner: text(),
+    leaseExpiresAt: integer({ mode: 'timestamp_ms' }),
+    nextCheckAt: integer({ mode: 'timestamp_ms' }),
+    errorCode: text(),
+    errorMessage: text(),
+    ...timestamps,
+  },
+  (t) => [
+    index('supplier_orders_due_idx').on(t.nextCheckAt),
+    index('supplier_orders_order_idx').on(t.orderId),
+  ],
+);
+
+/** A line of an order: one quote line, with where its fulfilment stands. JSON columns as in the contract. */
+export const orderLines = sqliteTable(
+  'order_lines',
+  {
+    id: idColumn(),
+    instanceId: text()
+      .notNull()
+      .references(() => instances.id),
+    orderId: text()
+      .notNull()
+      .references(() => orders.id),
+    quoteLineId: text().notNull(),
+    position: integer().notNull(),
+    name: text().notNull(),
+    fulfilment: text({ enum: orderLineFulfilments }).notNull(),
+    status: text({ enum: orderLineStatuses }).notNull(),
+    supplierStatus: text(),
+    supplierOrderRef: text().references(() => supplierOrders.id),
+    sourceId: text(),
+    supplierOrderId: text(),
+    supplierItemId: text(),
+    contractTermMonths: integer(),
+    orderTerms: text({ mode: 'json' }).$type<OrderTerms>(),
+    expectedCompletionDate: integer({ mode: 'timestamp_ms' }),
+    completionDate: integer({ mode: 'timestamp_ms' }),
+    inventoryProductId: text(),
+    inventoryProductStatus: text(),
+    milestones: text({ mode: 'json' }).$type<OrderMilestone[]>().notNull(),
+    charges: text({ mode: 'json' }).$type<OrderCharge[]>().notNull(),
+    errorCode: text(),
+    errorMessage: text(),
+    note: text(),
+    statusChangedByUserId: text().references(() => users.id),
+    statusChangedAt: integer({ mode: 'timestamp_ms' }),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('order_lines_position_unique').on(t.orderId, t.position),
+    index('order_lines_supplier_order_idx').on(t.supplierOrderRef),
+  ],
+);
