@@ -1,45 +1,34 @@
 import { randomUUID } from 'node:crypto';
-import type { z } from 'zod';
-import { error400, error404, error429, error501, type SellerAnswer } from './errors.js';
-import { type Hub, parseEventQuery } from './hub.js';
-import type { Lifecycle, SellerContext, SonataApi } from './lifecycle.js';
+import { error404, error429, type SellerAnswer } from './errors.js';
+import type { Hub } from './hub.js';
+import type { InventoryProduct } from './inventory.js';
+import type { Lifecycle, SellerContext } from './lifecycle.js';
+import type { OrderLifecycle } from './order.js';
 import { createPoq } from './poq.js';
 import { createQuote } from './quote.js';
-import { firstIssue, hubInputSchema, poqCreateSchema, quoteCreateSchema } from './requests.js';
+import { poqCreateSchema, quoteCreateSchema } from './requests.js';
+import { type ApiCall, answerHubCall, callScope, parsed } from './routing.js';
 
-/** What the sellers share: the POQs and Quotes they hold, their listeners, and the deferred-step scheduler. */
+export type { ApiCall } from './routing.js';
+
+/**
+ * What the sellers share: the POQs, Quotes and Product Orders they hold, the Charges of those orders, the
+ * products orders delivered, their listeners, and the timers of deferred steps.
+ */
 export interface SellerState {
   lifecycles: Map<string, Lifecycle>;
+  /** Charge id → the order that raised it. */
+  charges: Map<string, OrderLifecycle>;
+  /** Product id → the product in the inventory. */
+  products: Map<string, InventoryProduct>;
   hub: Hub;
   /** Takes `lifecycle`'s deferred steps, every `stepMs`, publishing each step's events (about `href`). */
   schedule(lifecycle: Lifecycle, stepMs: number, href: string): void;
+  /** Runs `action` once after `ms` milliseconds (cancelled when the seller stops). */
+  after(ms: number, action: () => void): void;
 }
 
-/** One authenticated API call, its path below the API base (`/productOfferingQualification/{id}`). */
-export interface ApiCall {
-  api: SonataApi;
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  /** The parsed JSON body; `undefined` when there was none, a `SyntaxError` when it was not JSON. */
-  body: unknown;
-  now: Date;
-}
-
-const RESOURCE: Record<SonataApi, string> = { poq: 'productOfferingQualification', quote: 'quote' };
-
-function parsed<T>(
-  schema: z.ZodType<T>,
-  body: unknown,
-  name: string,
-): { data: T } | { answer: SellerAnswer } {
-  if (body instanceof SyntaxError || body === undefined)
-    return { answer: error400('invalidBody', `The body must be a JSON ${name}.`) };
-  const result = schema.safeParse(body);
-  return result.success
-    ? { data: result.data }
-    : { answer: error400('invalidBody', `The body does not follow ${name}.`, firstIssue(result.error)) };
-}
+const RESOURCE = { poq: 'productOfferingQualification', quote: 'quote' } as const;
 
 /**
  * Answers one authenticated call to a seller (POQ 7.0.1 / Quote 8.0.1): create and retrieve POQs and Quotes,
@@ -56,15 +45,12 @@ function parsed<T>(
 export function answerApiCall(
   state: SellerState,
   context: SellerContext,
-  call: ApiCall,
+  call: ApiCall & { api: 'poq' | 'quote' },
   options: { unableToProvide: boolean; withoutPrice: boolean; retryAfter: string | null },
 ): { answer: SellerAnswer; after?: () => void } {
-  const buyerId = call.query.get('buyerId') ?? undefined;
-  const sellerId = call.query.get('sellerId') ?? undefined;
-  if (sellerId !== undefined && sellerId !== context.sourceKey) {
-    return { answer: error400('invalidQuery', `This seller is ${context.sourceKey}, not ${sellerId}.`) };
-  }
-  const sellerKey = `${context.sourceKey}/${context.mode}`;
+  const scope = callScope(context, call.query);
+  if ('status' in scope) return { answer: scope };
+  const { buyerId, sellerId, sellerKey } = scope;
   const mine = (lifecycle: Lifecycle | undefined) =>
     lifecycle &&
     lifecycle.api === call.api &&
@@ -76,42 +62,7 @@ export function answerApiCall(
   const [resource, id, extra] = segments;
 
   if (resource === 'hub') {
-    if (context.mode === 'sync-only') return { answer: error501('This seller sends no notifications.') };
-    if (call.method === 'POST' && id === undefined) {
-      const input = parsed(hubInputSchema, call.body, 'EventSubscriptionInput');
-      if ('answer' in input) return input;
-      const eventTypes = parseEventQuery(call.api, input.data.query);
-      if (typeof eventTypes === 'string') return { answer: error400('invalidBody', `query: ${eventTypes}`) };
-      const { callback, query } = input.data;
-      const listener = state.hub.register({
-        sellerKey,
-        api: call.api,
-        buyerId,
-        sellerId,
-        callback,
-        query,
-        eventTypes,
-      });
-      return {
-        answer: {
-          status: 201,
-          body: { id: listener.id, callback, ...(query === undefined ? {} : { query }) },
-        },
-      };
-    }
-    if (call.method === 'DELETE' && id !== undefined && extra === undefined) {
-      const listener = state.hub.listeners.get(id);
-      if (
-        !listener ||
-        listener.sellerKey !== sellerKey ||
-        listener.api !== call.api ||
-        listener.buyerId !== buyerId
-      )
-        return { answer: error404(`No listener ${id}.`) };
-      state.hub.listeners.delete(id);
-      return { answer: { status: 204 } };
-    }
-    return { answer: error404(`No operation ${call.method} ${call.path}.`) };
+    return { answer: answerHubCall(state.hub, context, call, scope, segments.slice(1)) };
   }
 
   if (resource !== RESOURCE[call.api] || extra !== undefined) {
@@ -126,8 +77,13 @@ export function answerApiCall(
       answer: created.answer,
       after: () => {
         if (lifecycle.api === 'poq')
-          state.hub.publish(lifecycle, [{ eventType: 'poqCreateEvent' }], href(context, lifecycle));
-        if (!lifecycle.complete()) state.schedule(lifecycle, context.stepMs, href(context, lifecycle));
+          state.hub.publish(
+            lifecycle,
+            [{ eventType: 'poqCreateEvent' }],
+            href(context, call.api, lifecycle.id),
+          );
+        if (!lifecycle.complete())
+          state.schedule(lifecycle, context.stepMs, href(context, call.api, lifecycle.id));
       },
     };
   }
@@ -160,14 +116,14 @@ export function answerApiCall(
   return { answer: error404(`No operation ${call.method} ${call.path}.`) };
 }
 
-function href(context: SellerContext, lifecycle: Lifecycle): string {
-  return `${context.apiBase(lifecycle.api)}/${RESOURCE[lifecycle.api]}/${lifecycle.id}`;
+function href(context: SellerContext, api: 'poq' | 'quote', id: string): string {
+  return `${context.apiBase(api)}/${RESOURCE[api]}/${id}`;
 }
 
 function create(
   state: SellerState,
   context: SellerContext,
-  call: ApiCall,
+  call: ApiCall & { api: 'poq' | 'quote' },
   options: { unableToProvide: boolean; withoutPrice: boolean; buyerId?: string; sellerId?: string },
 ): { answer: SellerAnswer; lifecycle?: Lifecycle } {
   const base = { id: randomUUID(), buyerId: options.buyerId, sellerId: options.sellerId, now: call.now };
@@ -197,7 +153,7 @@ function create(
 }
 
 /** A list entry (POQ `ProductOfferingQualification_Find`, Quote `Quote_Find`) from a full representation. */
-function find(api: SonataApi, view: Record<string, unknown>): Record<string, unknown> {
+function find(api: 'poq' | 'quote', view: Record<string, unknown>): Record<string, unknown> {
   const keys =
     api === 'poq'
       ? ['id', 'state', 'externalId', 'projectId']

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Lifecycle, LifecycleEvent, SonataApi } from './lifecycle.js';
+import type { Lifecycle, LifecycleEvent, NotifyingApi } from './lifecycle.js';
 
-/** A buyer's registration for notifications (POQ / Quote `EventSubscription`). */
+/** A buyer's registration for notifications (POQ / Quote / Product Order `EventSubscription`). */
 export interface Listener {
   id: string;
   sellerKey: string;
-  api: SonataApi;
+  api: NotifyingApi;
   buyerId: string | undefined;
   sellerId: string | undefined;
   callback: string;
@@ -21,28 +21,66 @@ export interface SentNotification {
   status: number;
 }
 
-/** The notification document's base path a listener path is appended to (POQ-N 7.0.1, Quote-N 8.0.1). */
-const NOTIFICATION_BASE: Record<SonataApi, string> = {
+/**
+ * The notification document's base path a listener path is appended to (POQ-N 7.0.1, Quote-N 8.0.1,
+ * Product Order Notification 10.0.0).
+ */
+const NOTIFICATION_BASE: Record<NotifyingApi, string> = {
   poq: '/mefApi/sonata/productOfferingQualificationNotification/v7',
   quote: '/mefApi/sonata/quoteNotification/v8',
+  order: '/mefApi/sonata/productOrderingNotification/v10',
 };
 
-/** The event types each API sends (`PoqEventType`, `QuoteEventType`). */
-export const EVENT_TYPES: Record<SonataApi, readonly string[]> = {
-  poq: ['poqCreateEvent', 'poqStateChangeEvent', 'poqItemStateChangeEvent'],
-  quote: ['quoteStateChangeEvent', 'quoteItemStateChangeEvent'],
+/** The event payload's item id property (`PoqEventPayload.poqItemId`, …, `ProductOrderEventPayload.orderItemId`). */
+const ITEM_KEY: Record<NotifyingApi, string> = {
+  poq: 'poqItemId',
+  quote: 'quoteItemId',
+  order: 'orderItemId',
 };
 
 /**
- * Reads an `EventSubscriptionInput.query` such as `eventType=poqCreateEvent,poqStateChangeEvent` (spaces
- * around `=` allowed, as in the documents' own example); only `eventType` is supported (MEF 115 R55).
+ * The event types a buyer may ask for (`PoqEventType`, `QuoteEventType`; for orders `ProductOrderEventType`,
+ * `ChargeEventType`, `CancelProductOrderEventType` and `ModifyProductOrderItemRequestedDeliveryDateEventType`
+ * of the order notification document 10.0.0, though these sellers never send the last two).
+ */
+export const EVENT_TYPES: Record<NotifyingApi, readonly string[]> = {
+  poq: ['poqCreateEvent', 'poqStateChangeEvent', 'poqItemStateChangeEvent'],
+  quote: ['quoteStateChangeEvent', 'quoteItemStateChangeEvent'],
+  order: [
+    'productOrderStateChangeEvent',
+    'productOrderItemStateChangeEvent',
+    'productOrderItemExpectedCompletionDateSet',
+    'productSpecificProductOrderItemMilestoneEvent',
+    'chargeCreateEvent',
+    'chargeStateChangeEvent',
+    'chargeTimeoutEvent',
+    'cancelProductOrderStateChangeEvent',
+    'modifyProductOrderItemRequestedDeliveryDateStateChangeEvent',
+  ],
+};
+
+/**
+ * Names the MEF 123 developer guide (§6.15) spells differently from the notification document, whose name the
+ * seller sends (the document wins).
+ */
+const ALIASES: Record<string, string> = {
+  productOrderItemExpectedCompletionDateSetEvent: 'productOrderItemExpectedCompletionDateSet',
+};
+
+/**
+ * Reads an `EventSubscriptionInput.query` such as `eventType=poqCreateEvent,poqStateChangeEvent` or
+ * `eventType=a&eventType=b` (both TMF 630 forms, MEF 123 §6.15; spaces around `=` allowed, as in the
+ * documents' own example); only `eventType` is supported (MEF 115 R55, MEF 123 R101).
  * @returns the event types, null for "all", or an error message for an unknown attribute or type.
  */
-export function parseEventQuery(api: SonataApi, query: string | undefined): Set<string> | null | string {
+export function parseEventQuery(api: NotifyingApi, query: string | undefined): Set<string> | null | string {
   if (query === undefined || query.trim() === '') return null;
-  const match = /^\s*eventType\s*=\s*(.+)$/.exec(query);
-  if (!match?.[1]) return `only eventType can be queried, not "${query}"`;
-  const types = match[1].split(',').map((type) => type.trim());
+  const types: string[] = [];
+  for (const part of query.split('&')) {
+    const match = /^\s*eventType\s*=\s*(.+)$/.exec(part);
+    if (!match?.[1]) return `only eventType can be queried, not "${query}"`;
+    types.push(...match[1].split(',').map((type) => ALIASES[type.trim()] ?? type.trim()));
+  }
   const unknown = types.find((type) => !EVENT_TYPES[api].includes(type));
   return unknown === undefined ? new Set(types) : `unknown eventType ${unknown}`;
 }
@@ -50,8 +88,9 @@ export function parseEventQuery(api: SonataApi, query: string | undefined): Set<
 /**
  * The listeners of all sellers, and the notifications sent to them. Each listener's notifications go out in
  * order, one at a time, as `POST {callback}{notification base}/listener/{eventType}` with the notification
- * document's `Event` (`eventId`, `eventTime`, `eventType`, `event.id`, `event.href`, the item id, and the
- * registration's `buyerId`/`sellerId`, MEF 87 R6).
+ * document's `Event` (`eventId`, `eventTime`, `eventType`, `event.id`, `event.href`, the item id, a
+ * milestone's name, and the registration's `buyerId`/`sellerId`, MEF 87 R6). An event about an order's
+ * Charge names the Charge (`ChargeEventPayload`), not the order.
  */
 export class Hub {
   readonly listeners = new Map<string, Listener>();
@@ -69,7 +108,7 @@ export class Hub {
   }
 
   /** Whether the buyer has a listener for this API at this seller (polling is then throttled by `notify`). */
-  listening(sellerKey: string, api: SonataApi, buyerId: string | undefined): boolean {
+  listening(sellerKey: string, api: NotifyingApi, buyerId: string | undefined): boolean {
     return [...this.listeners.values()].some(
       (listener) => listener.sellerKey === sellerKey && listener.api === api && listener.buyerId === buyerId,
     );
@@ -88,11 +127,10 @@ export class Hub {
           eventTime: new Date().toISOString(),
           eventType: event.eventType,
           event: {
-            id: lifecycle.id,
-            href,
-            ...(event.itemId === undefined
-              ? {}
-              : { [lifecycle.api === 'poq' ? 'poqItemId' : 'quoteItemId']: event.itemId }),
+            id: event.subject?.id ?? lifecycle.id,
+            href: event.subject?.href ?? href,
+            ...(event.itemId === undefined ? {} : { [ITEM_KEY[lifecycle.api]]: event.itemId }),
+            ...(event.milestoneName === undefined ? {} : { milestoneName: event.milestoneName }),
             ...(listener.buyerId === undefined ? {} : { buyerId: listener.buyerId }),
             ...(listener.sellerId === undefined ? {} : { sellerId: listener.sellerId }),
           },

@@ -1,3 +1,5 @@
+import { type OrderOutcome, orderOutcomes } from './order.js';
+
 /** How simulated sellers behave unless a call's query string says otherwise. */
 export interface SonataSellerBehaviour {
   /** Answer time range in milliseconds (uniform). */
@@ -73,4 +75,25 @@ export function callKnobs(
         : behaviour.latencyMinMs + random() * (behaviour.latencyMaxMs - behaviour.latencyMinMs),
     retryAfter: url.searchParams.get('retry_after'),
   };
+}
+
+/**
+ * The order knobs of a call (Product Order Management): `order=hold-charge|reject|fail-item` (default: every
+ * item completes; order.ts `OrderOutcome`) and `charge_due_ms=<ms>`, the time from a Charge's creation to its
+ * `responseDueDate` (default three steps).
+ * @returns the knobs, or the message of an unknown value (answered `400 invalidQuery`).
+ */
+export function orderKnobs(
+  url: URL,
+  stepMs: number,
+): { outcome: OrderOutcome; chargeDueMs: number } | string {
+  const outcome = url.searchParams.get('order') ?? 'complete';
+  if (!orderOutcomes.includes(outcome as OrderOutcome)) {
+    return `Unknown order knob ${outcome}: use ${orderOutcomes.join(', ')}.`;
+  }
+  const due = url.searchParams.get('charge_due_ms');
+  const chargeDueMs = due === null ? 3 * stepMs : Number(due);
+  if (!Number.isFinite(chargeDueMs) || chargeDueMs < 0)
+    return `charge_due_ms must be a number of ms, not ${due}.`;
+  return { outcome: outcome as OrderOutcome, chargeDueMs };
 }

@@ -1,8 +1,14 @@
 import type { CatalogFile } from '../../sources/catalog-file.js';
 import type { SonataProductOffering } from './offerings.js';
 
-/** Which Sonata API: Product Offering Qualification (MEF 87) or Quote (MEF 115). */
-export type SonataApi = 'poq' | 'quote';
+/**
+ * Which Sonata API: Product Offering Qualification (MEF 87), Quote (MEF 115), Product Order Management
+ * (MEF 123) or Product Inventory (MEF 116).
+ */
+export type SonataApi = 'poq' | 'quote' | 'order' | 'inventory';
+
+/** The APIs whose resources move through states and are notified about (Product Inventory is not). */
+export type NotifyingApi = Exclude<SonataApi, 'inventory'>;
 
 /**
  * How a simulated seller answers (docs/mef-sonata-mapping.md §5): `instant` answers instant requests at once
@@ -14,15 +20,21 @@ export type SonataSellerMode = 'instant' | 'deferred' | 'notify' | 'sync-only';
 /** Every seller mode, as the base URL's mode segment spells it. */
 export const sellerModes: readonly SonataSellerMode[] = ['instant', 'deferred', 'notify', 'sync-only'];
 
-/** One state change to notify: the event type of the notification documents and, for an item, its id. */
+/**
+ * One change to notify: the event type of the notification documents and, for an item, its id. `subject`
+ * names another resource than the lifecycle itself (an order's Charge, `chargeCreateEvent`);
+ * `milestoneName` is the milestone reached (`productSpecificProductOrderItemMilestoneEvent`, MEF 123 CR7).
+ */
 export interface LifecycleEvent {
   eventType: string;
   itemId?: string;
+  subject?: { id: string; href: string };
+  milestoneName?: string;
 }
 
-/** A POQ or Quote the seller holds: its answer now, and its next deferred step. */
+/** A POQ, Quote or Product Order the seller holds: its answer now, and its next deferred step. */
 export interface Lifecycle {
-  readonly api: SonataApi;
+  readonly api: NotifyingApi;
   readonly id: string;
   /** `${sourceKey}/${mode}`: the seller (base URL) that holds it. */
   readonly sellerKey: string;

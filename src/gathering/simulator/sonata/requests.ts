@@ -8,10 +8,11 @@ import { z } from 'zod';
  * `Error400` `invalidBody`.
  */
 
-const dateTime = z.iso.datetime({ offset: true });
+/** An RFC 3339 date-time with an offset (the documents' `format: date-time`). */
+export const dateTime = z.iso.datetime({ offset: true });
 
 /** `RelatedContactInformation`: `emailAddress`, `name`, `number`, `role` required. */
-const contact = z.looseObject({
+export const contact = z.looseObject({
   emailAddress: z.string(),
   name: z.string(),
   number: z.string(),
@@ -24,13 +25,15 @@ const place = z.looseObject({ '@type': z.string(), role: z.string() });
 /** `MEFProductConfiguration`: `@type` required; the MEF 139 body is read by `product.ts`. */
 const productConfiguration = z.looseObject({ '@type': z.string() });
 
-const product = z.looseObject({
+/** The product part the sellers read (`productOffering`, `productConfiguration`, `place`). */
+export const product = z.looseObject({
   productOffering: z.looseObject({ id: z.string() }).optional(),
   productConfiguration: productConfiguration.optional(),
   place: z.array(place).optional(),
 });
 
-const action = z.enum(['add', 'modify', 'delete']);
+/** `MEFProductActionType` (POQ, Quote, Product Order). */
+export const action = z.enum(['add', 'modify', 'delete']);
 
 /** POQ 7.0.1 `ProductOfferingQualification_Create`. */
 export const poqCreateSchema = z.looseObject({
@@ -67,8 +70,8 @@ const timeUnit = z.enum([
 ]);
 const duration = z.looseObject({ amount: z.number().int(), units: timeUnit });
 
-/** Quote 8.0.1 `MEFItemTerm`. */
-const itemTerm = z.looseObject({
+/** Quote 8.0.1 / Product Order 10.0.0 `MEFItemTerm`. */
+export const itemTerm = z.looseObject({
   duration,
   endOfTermAction: z.enum(['roll', 'autoDisconnect', 'autoRenew']),
   name: z.string(),

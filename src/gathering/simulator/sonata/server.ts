@@ -4,19 +4,26 @@ import { type CatalogFile, demoCatalogPath, readCatalogFile } from '../../source
 import { answerApiCall, type SellerState } from './api.js';
 import { error5xx, error400, error401, error404, error422, error429, type SellerAnswer } from './errors.js';
 import { Hub } from './hub.js';
-import { callKnobs, quietBehaviour, type SonataSellerBehaviour } from './knobs.js';
+import { answerInventoryCall } from './inventory-api.js';
+import { callKnobs, orderKnobs, quietBehaviour, type SonataSellerBehaviour } from './knobs.js';
 import { type SellerContext, type SonataApi, type SonataSellerMode, sellerModes } from './lifecycle.js';
 import { type ClientCredentials, TokenIssuer } from './oauth.js';
 import { DEFAULT_OFFERING_PREFIX, sonataProductOfferings } from './offerings.js';
+import { answerOrderCall } from './order-api.js';
 
 export type { SonataSellerBehaviour } from './knobs.js';
 export type { SonataApi, SonataSellerMode } from './lifecycle.js';
 export { type SonataProductOffering, sonataProductOfferings } from './offerings.js';
+export { type OrderOutcome, orderOutcomes, SITE_SURVEY_MILESTONE } from './order.js';
+export { ITEM_CONTACT_ROLES, ORDER_CONTACT_ROLE } from './order-rules.js';
 
 /** One API call a seller received and answered (token calls excluded). */
 export interface SonataExchange {
   method: string;
-  /** The full URL path, e.g. `/sonata/colt/instant/mefApi/sonata/quoteManagement/v8/quote`. */
+  /**
+   * The full URL path, e.g. `/sonata/colt/instant/mefApi/sonata/quoteManagement/v8/quote` (the API's base
+   * path tells the APIs apart).
+   */
   path: string;
   query: Record<string, string>;
   /** The parsed JSON body; the raw text when it was not JSON; undefined when empty. */
@@ -31,11 +38,19 @@ export interface SonataSeller {
   url: string;
   port: number;
   /**
-   * Base URL of one seller: the adapter appends `/mefApi/sonata/productOfferingQualification/v7/…` or
-   * `/mefApi/sonata/quoteManagement/v8/…` (the documents' `servers` paths) to its path and keeps its query,
+   * Base URL of one seller: the adapter appends `/mefApi/sonata/productOfferingQualification/v7/…`,
+   * `/mefApi/sonata/quoteManagement/v8/…`, `/mefApi/sonata/productOrderingManagement/v10/…` or
+   * `/mefApi/sonata/productInventory/v7/…` (the documents' `servers` paths) to its path and keeps its query,
    * whose knobs then apply to every call: `mode=hang|malformed|401|404|422|429|500|503`, `script=503,200`,
    * `retry_after=<s>`, `latency=<ms>`, `outcome=unableToProvide` (deferred POQs end `done.unableToProvide`,
-   * Quotes `unableToProvide`), `price=none` (priced quote items carry no `quoteItemPrice`).
+   * Quotes `unableToProvide`), `price=none` (priced quote items carry no `quoteItemPrice`);
+   * `order=hold-charge` (each order item is held on a blocking construction Charge after its site survey:
+   * accepted, the item completes; declined or left past its `responseDueDate`, the item `failed`),
+   * `order=reject` (the order `rejected` after its acknowledgement, items `rejected` with a
+   * `terminationError`), `order=fail-item` (the first item `failed`, the others completed: the order
+   * `partial`, or `failed` when it had one item), `charge_due_ms=<ms>` (a Charge's `responseDueDate` after its
+   * creation; default three steps). Orders are never instant: every mode acknowledges them and moves them on
+   * step by step (order.ts).
    */
   baseUrl(sourceKey: string, mode?: SonataSellerMode, query?: Record<string, string>): string;
   /** The OAuth2 client-credentials token endpoint of that seller (its query may set `expires_in=<s>`). */
@@ -58,9 +73,11 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const API_PATHS: Record<SonataApi, string> = {
   poq: '/mefApi/sonata/productOfferingQualification/v7',
   quote: '/mefApi/sonata/quoteManagement/v8',
+  order: '/mefApi/sonata/productOrderingManagement/v10',
+  inventory: '/mefApi/sonata/productInventory/v7',
 };
 const ROUTE =
-  /^\/sonata\/([a-z0-9-]+)\/([a-z-]+)(\/mefApi\/sonata\/(?:productOfferingQualification\/v7|quoteManagement\/v8))(\/.*)?$/;
+  /^\/sonata\/([a-z0-9-]+)\/([a-z-]+)(\/mefApi\/sonata\/(?:productOfferingQualification\/v7|quoteManagement\/v8|productOrderingManagement\/v10|productInventory\/v7))(\/.*)?$/;
 const TOKEN_ROUTE = /^\/sonata\/([a-z0-9-]+)\/oauth2\/token$/;
 
 async function readBody(req: IncomingMessage): Promise<string | null> {
@@ -86,7 +103,8 @@ function send(res: ServerResponse, answer: SellerAnswer): void {
 }
 
 /**
- * Starts the simulated Sonata sellers (MEF LSO Sonata POQ 7.0.1 and Quote 8.0.1, as a seller): a real HTTP
+ * Starts the simulated Sonata sellers (MEF LSO Sonata POQ 7.0.1, Quote 8.0.1, Product Order Management 10.0.0
+ * and Product Inventory 7.0.2, as a seller): a real HTTP
  * server with one seller per source key of a catalogue (default: the NL demo catalogue) and mode, at
  * `/sonata/<source-key>/<mode>` + the documents' base paths. Each qualifies and prices the MEF 139 Basic
  * Internet Access offerings its catalogue holds at the requested place (`sonataProductOfferings`); the
@@ -131,7 +149,16 @@ export async function startSonataSeller(
 
   const state: SellerState = {
     lifecycles: new Map(),
+    charges: new Map(),
+    products: new Map(),
     hub,
+    after(ms, action) {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        action();
+      }, ms);
+      timers.add(timer);
+    },
     schedule(lifecycle, stepMs, href) {
       const timer = setTimeout(() => {
         timers.delete(timer);
@@ -259,19 +286,31 @@ export async function startSonataSeller(
       exchange(refused);
       return;
     }
-    const api: SonataApi = route[3] === API_PATHS.poq ? 'poq' : 'quote';
-    const { answer, after } = answerApiCall(
-      state,
-      context,
-      { api, method, path: route[4] ?? '/', query: requestUrl.searchParams, body, now: new Date() },
-      {
-        unableToProvide: requestUrl.searchParams.get('outcome') === 'unableToProvide',
-        withoutPrice: requestUrl.searchParams.get('price') === 'none',
-        retryAfter: knobs.retryAfter,
-      },
-    );
-    exchange(answer);
-    after?.();
+    const api = (Object.keys(API_PATHS) as SonataApi[]).find((key) => API_PATHS[key] === route[3]) ?? 'poq';
+    const call = { method, path: route[4] ?? '/', query: requestUrl.searchParams, body, now: new Date() };
+    let answered: { answer: SellerAnswer; after?: () => void };
+    if (api === 'order') {
+      const order = orderKnobs(requestUrl, context.stepMs);
+      answered =
+        typeof order === 'string'
+          ? { answer: error400('invalidQuery', order) }
+          : answerOrderCall(state, context, { ...call, api }, { ...order, retryAfter: knobs.retryAfter });
+    } else if (api === 'inventory') {
+      answered = { answer: answerInventoryCall(state, context, { ...call, api }) };
+    } else {
+      answered = answerApiCall(
+        state,
+        context,
+        { ...call, api },
+        {
+          unableToProvide: requestUrl.searchParams.get('outcome') === 'unableToProvide',
+          withoutPrice: requestUrl.searchParams.get('price') === 'none',
+          retryAfter: knobs.retryAfter,
+        },
+      );
+    }
+    exchange(answered.answer);
+    answered.after?.();
   };
 
   const server: Server = createServer((req, res) => {
