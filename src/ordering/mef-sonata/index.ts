@@ -42,11 +42,5 @@ export {
   sonataBillingAccountId,
   sonataOrderContact,
 } from './order-request.js';
-export {
-  finalLineStatuses,
-  type LineStatus,
-  lineStatusOf,
-  type OrderStatus,
-  orderStatusOf,
-} from './order-states.js';
+export { lineStatusOf, orderStatusOf } from './order-states.js';
 export { SonataOrdering } from './ordering-client.js';

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { parse } from '@readme/openapi-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { OrderLineStatus } from '../../../src/db/values.js';
 import {
   chargeItemStates,
   chargeStates,
@@ -8,11 +9,7 @@ import {
   productOrderStates,
   productStatuses,
 } from '../../../src/ordering/mef-sonata/order-answers.js';
-import {
-  type LineStatus,
-  lineStatusOf,
-  orderStatusOf,
-} from '../../../src/ordering/mef-sonata/order-states.js';
+import { lineStatusOf, orderStatusOf } from '../../../src/ordering/mef-sonata/order-states.js';
 
 /*
  * MEF item states → line statuses → order status. The enums are read from the vendored documents, so a
@@ -67,7 +64,7 @@ describe('lineStatusOf', () => {
 });
 
 describe('orderStatusOf', () => {
-  const cases: [LineStatus[], string][] = [
+  const cases: [OrderLineStatus[], string][] = [
     [[], 'pending'],
     [['pending'], 'pending'],
     [['pending', 'pending'], 'pending'],
