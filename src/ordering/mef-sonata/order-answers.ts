@@ -164,6 +164,31 @@ export const chargeSchema = z.looseObject({
     .max(100),
 });
 
+/** MEF 123 `MEFProductOrderCharge_Find`: one entry of `GET /charge`. */
+export const chargeFindSchema = z.looseObject({
+  id,
+  state: z.enum(chargeStates),
+  productOrder: z.looseObject({ productOrderId: id }).optional(),
+  productOrderItem: z.looseObject({ productOrderId: id, productOrderItemId: id }).optional(),
+});
+
+/**
+ * The ids of the Charges awaiting the buyer's answer for the order `sellerOrderId`, from the
+ * `MEFProductOrderCharge_Find` list of `GET /charge` (the order matched here too: a seller may ignore the
+ * filter).
+ *
+ * @throws {SourceError} `INVALID_RESPONSE` when it is not an array of them.
+ */
+export function awaitedChargeIds(body: unknown, sellerOrderId: string, what: string): string[] {
+  return parseAnswer(z.array(chargeFindSchema).max(1000), body, what)
+    .filter(
+      (charge) =>
+        charge.state === 'awaitingResponse' &&
+        (charge.productOrder?.productOrderId ?? charge.productOrderItem?.productOrderId) === sellerOrderId,
+    )
+    .map((charge) => charge.id);
+}
+
 /** Only the ids of a Charge's items: enough to answer every one of them (MEF 123 R94, R95). */
 export const chargeItemIdsSchema = z.looseObject({
   id,

@@ -3,6 +3,7 @@ import { parseAnswer } from '../../gathering/sources/mef-sonata/answers.js';
 import type { SonataCallScope, SonataClient } from '../../gathering/sources/mef-sonata/client.js';
 import { SourceError } from '../../gathering/sources/types.js';
 import {
+  awaitedChargeIds,
   chargeItemIdsSchema,
   type ProductOrderFound,
   parseSonataCharge,
@@ -137,6 +138,27 @@ export class SonataOrdering {
       what,
     });
     return parseSonataCharge(answer.body, what);
+  }
+
+  /**
+   * The Charges of an order that await the buyer's answer (`GET /charge?productOrderId=…`, state
+   * `awaitingResponse`): how a buyer without notifications learns why an item is `held` — an item's `charge`
+   * lists only completed Charges. Empty when the seller does not implement Charges (`501`, MEF 123 CR3<O1).
+   *
+   * @throws {SourceError} as the class says.
+   */
+  async awaitedCharges(scope: SonataCallScope, sellerOrderId: string): Promise<string[]> {
+    const what = `Charge list of Product Order ${sellerOrderId}`;
+    const answer = await this.client.call(scope, {
+      api: 'order',
+      method: 'GET',
+      path: '/charge',
+      query: { productOrderId: sellerOrderId },
+      expect: [200],
+      tolerate: [501],
+      what,
+    });
+    return answer.status === 501 ? [] : awaitedChargeIds(answer.body, sellerOrderId, what);
   }
 
   /**

@@ -249,6 +249,32 @@ describe('SonataOrdering reads', () => {
     expect(calls()).toEqual(['GET /charge/charge-7']);
   });
 
+  it('when charges are listed for an order, then only its charges awaiting an answer; a 501 is none', async () => {
+    const entry = (id: string, state: string, orderId: string, onItem = true) => ({
+      id,
+      creationDate: '2026-11-03T08:00:00Z',
+      responseDueDate: '2026-11-10T08:00:00Z',
+      state,
+      ...(onItem
+        ? { productOrderItem: { productOrderId: orderId, productOrderItemId: '1' } }
+        : { productOrder: { productOrderId: orderId } }),
+    });
+    seller.answer = () => ({
+      status: 200,
+      body: [
+        entry('charge-1', 'completed', 'po-1001'),
+        entry('charge-2', 'awaitingResponse', 'po-1001'),
+        entry('charge-3', 'awaitingResponse', 'po-9'),
+        entry('charge-4', 'awaitingResponse', 'po-1001', false),
+      ],
+    });
+    expect(await ordering.awaitedCharges(scope(), 'po-1001')).toEqual(['charge-2', 'charge-4']);
+    expect(seller.exchanges[0]?.query.productOrderId).toBe('po-1001');
+
+    seller.answer = () => ({ status: 501, body: { code: 'notImplemented', reason: 'no charges' } });
+    expect(await ordering.awaitedCharges(scope(), 'po-1001')).toEqual([]);
+  });
+
   it('when an inventory product is retrieved, then its id and status from MEF 116', async () => {
     seller.answer = () => ({
       status: 200,
