@@ -5,7 +5,7 @@ import { requestedBandwidth } from './product.js';
 import type { PoqCreateItem } from './requests.js';
 
 /**
- * Business rules of one POQ or Quote item, answered `422` when broken (MEF 87 §6.1: product- and
+ * Business rules of one POQ, Quote or Product Order item, answered `422` when broken (MEF 87 §6.1: product- and
  * envelope-related requirements; MEF 115 R42/R43): the action must be `add` (these sellers sell new
  * connections only), `product.productOffering.id` one of the seller's offerings (`referenceNotFound`),
  * `product.productConfiguration` a readable MEF 139 Basic Internet Access, and an install place present.
@@ -21,7 +21,7 @@ export function itemProblems(
       {
         code: 'invalidValue',
         propertyPath: `${pointer}/action`,
-        reason: 'This seller qualifies and quotes new products (add) only.',
+        reason: 'This seller qualifies, quotes and orders new products (add) only.',
       },
     ];
   }
