@@ -43,6 +43,8 @@ if (options.protocol === 'mef-sonata') {
   process.stdout.write(
     `MEF LSO Sonata sellers on ${seller.url}/sonata/<source-key>/<instant|deferred|notify|sync-only>\n` +
       `  source keys: ${keys.join(', ')}\n` +
+      '  APIs below each seller: /mefApi/sonata/productOfferingQualification/v7, /mefApi/sonata/quoteManagement/v8,\n' +
+      '    /mefApi/sonata/productOrderingManagement/v10, /mefApi/sonata/productInventory/v7\n' +
       `  OAuth2 token: POST ${seller.tokenUrl('<source-key>')} (client ${seller.credentials.clientId} / ${seller.credentials.clientSecret})\n`,
   );
   stop = seller.stop;

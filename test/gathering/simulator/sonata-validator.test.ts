@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest';
-import { type SonataValidator, sonataValidator } from '../../helpers/sonata-openapi.js';
+import { type SonataValidator, sonataApiOf, sonataValidator } from '../../helpers/sonata-openapi.js';
 
 let validator: SonataValidator;
 beforeAll(async () => {
@@ -160,6 +160,47 @@ describe('the Sonata OpenAPI validator', () => {
     ).toEqual([
       `POST /listener/poqStateChangeEvent event: (root) must have required property 'eventId' {"missingProperty":"eventId"}`,
       'POST /listener/poqStateChangeEvent: eventType poqItemStateChangeEvent sent to the listener /listener/poqStateChangeEvent',
+    ]);
+  });
+
+  test('when an order event uses the notification document’s type names, then it passes; the guide’s other spelling does not', () => {
+    const base = '/buyer/mefApi/sonata/productOrderingNotification/v10/listener';
+    const event = (eventType: string) => ({
+      eventId: 'e1',
+      eventTime: '2026-01-01T00:00:00Z',
+      eventType,
+      event: { id: 'o1', orderItemId: '1' },
+    });
+    const type = 'productOrderItemExpectedCompletionDateSet';
+    expect(validator.notification('order', { path: `${base}/${type}`, body: event(type) })).toEqual([]);
+    expect(
+      validator.notification('order', { path: `${base}/${type}Event`, body: event(`${type}Event`) }),
+    ).toEqual([`POST /listener/${type}Event: no such listener in the order notification document`]);
+  });
+
+  test('when an exchange is with Product Order or Product Inventory, then sonataApiOf names the API and the documents apply', () => {
+    const order = '/sonata/colt/instant/mefApi/sonata/productOrderingManagement/v10/charge/c1';
+    const product = '/sonata/colt/instant/mefApi/sonata/productInventory/v7/product/p1';
+    expect([sonataApiOf(order), sonataApiOf(product), sonataApiOf('/elsewhere')]).toEqual([
+      'order',
+      'inventory',
+      null,
+    ]);
+    expect(
+      validator.request('order', { method: 'PATCH', path: order, body: { chargeItem: [{ id: '1' }] } }),
+    ).toEqual([
+      `PATCH /charge/{id} request: /chargeItem/0 must have required property 'acceptanceIndicator' {"missingProperty":"acceptanceIndicator"}`,
+    ]);
+    expect(
+      validator.response('inventory', {
+        method: 'GET',
+        path: product,
+        status: 200,
+        body: { id: 'p1', status: 'active', startDate: '2026-01-01T00:00:00Z' },
+      }),
+    ).toEqual([]);
+    expect(validator.notification('inventory', { path: '/listener/x', body: {} })).toEqual([
+      'the inventory API has no notification document',
     ]);
   });
 });
