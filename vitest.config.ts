@@ -18,6 +18,10 @@ const storeless = [
   'test/auth/**',
   'test/gathering/simulator/sonata-*.test.ts',
   'test/gathering/sources/mef-sonata/**',
+  // The Sonata ordering client against its sellers; billing-account.test.ts uses the store.
+  'test/ordering/mef-sonata/order-*.test.ts',
+  'test/ordering/mef-sonata/ordering-client.test.ts',
+  'test/ordering/mef-sonata/simulated-seller.test.ts',
   // Real processes behind nginx on a PostgreSQL cluster of their own, whatever the project.
   'test/scale-out/**',
 ];

@@ -9,7 +9,14 @@ import { orderLineStatuses, orderStatuses } from '../db/values.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { requireViewer } from './authentication.js';
 import { type Connection, decodeCursor, forwardConnection } from './connection.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  type Pagination,
+  pageInput,
+  pageOffset,
+  pagination,
+} from './pagination.js';
 import { parseInput } from './validation.js';
 
 /** Roles that may read orders. */
@@ -151,7 +158,7 @@ export async function orderConnection(ctx: Context, input: unknown): Promise<Con
   const size = args.first ?? DEFAULT_PAGE_SIZE;
   const after = args.after ? decodeCursor(args.after, positionSchema, '/after') : null;
   const filter = { customerId: args.customerId ?? null, status: args.status ?? null };
-  const rows = await ctx.db.sliceOrders(viewer.instanceId, { ...filter, after, limit: size + 1 });
+  const rows = await ctx.db.sliceOrders(viewer.instanceId, { ...filter, after, offset: 0, limit: size + 1 });
   return forwardConnection(
     rows,
     size,
@@ -159,6 +166,35 @@ export async function orderConnection(ctx: Context, input: unknown): Promise<Con
     (node) => ({ createdAt: node.order.createdAt.getTime(), id: node.order.id }),
     await ctx.db.countOrders(viewer.instanceId, filter),
   );
+}
+
+/**
+ * A page of the caller's orders, newest first, filtered by customer and status (REST `GET /orders`, the
+ * list envelope of the other lists).
+ * @throws {AppError} `VALIDATION` for a bad page, page size or status.
+ */
+export async function listOrders(
+  ctx: Context,
+  input: { customerId?: unknown; status?: unknown; page?: unknown; pageSize?: unknown },
+): Promise<{ records: OrderRecord[]; pagination: Pagination }> {
+  const viewer = requireViewer(ctx, orderReaders);
+  const { customerId, status, ...page } = parseInput(
+    pageInput.extend({
+      customerId: z.string().min(1).max(100).optional(),
+      status: z.enum(orderStatuses).optional(),
+    }),
+    input,
+    'The list parameters are invalid.',
+  );
+  const filter = { customerId: customerId ?? null, status: status ?? null };
+  const total = await ctx.db.countOrders(viewer.instanceId, filter);
+  const records = await ctx.db.sliceOrders(viewer.instanceId, {
+    ...filter,
+    after: null,
+    offset: pageOffset(page),
+    limit: page.pageSize,
+  });
+  return { records, pagination: pagination(page, total) };
 }
 
 /** `updateManualOrderLine` / `PATCH /orders/{id}/lines/{line_id}` input. */

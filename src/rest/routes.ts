@@ -1,4 +1,3 @@
-import type { Context } from '../context.js';
 import { authenticate } from '../resolvers/authentication.js';
 import { availabilityOptions } from '../resolvers/availability-options.js';
 import {
@@ -27,32 +26,10 @@ import {
   sourceOutcomeDocument,
 } from './documents.js';
 import { camelizeBody } from './keys.js';
+import { orderRoutes } from './order-routes.js';
+import type { Route } from './route.js';
 
-/** What a route handler gets: the context, path parameters, query parameters and the parsed JSON body. */
-export interface RouteInput {
-  ctx: Context;
-  params: Record<string, string>;
-  query: URLSearchParams;
-  body: unknown;
-}
-
-/** A documented REST path (contract, "Endpoints"), mapped to a resolver and shaped as the contract says. */
-export interface Route {
-  method: 'GET' | 'POST' | 'DELETE';
-  /** Path with `:name` parameters. */
-  path: string;
-  /** Whether the route needs an auth token (every route but authentication does). */
-  authenticated: boolean;
-  /** Whether the route reads a JSON body. */
-  body: boolean;
-  /**
-   * Whether the route hands out an `sse_jwt`: its successful responses then carry the Mercure hub's
-   * discovery `Link` header.
-   */
-  eventStream?: true;
-  /** The status and document to answer; a 204 answers no body (`body` is then ignored). */
-  handle(input: RouteInput): Promise<{ status: number; body: unknown }>;
-}
+export type { Route, RouteInput } from './route.js';
 
 /** The whole REST surface. More specific paths come before parameterised ones. */
 export const routes: Route[] = [
@@ -253,4 +230,5 @@ export const routes: Route[] = [
       body: { data: quoteDocument(await addQuoteProducts(ctx, params.id ?? '', camelizeBody(body))) },
     }),
   },
+  ...orderRoutes,
 ];

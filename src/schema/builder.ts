@@ -9,6 +9,7 @@ const nodeTypeByIdKind: Partial<Record<IdKind, string>> = {
   customer: 'Customer',
   project: 'Project',
   quote: 'Quote',
+  order: 'Order',
 };
 
 /**

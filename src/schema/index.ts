@@ -3,6 +3,7 @@ import './authentication.js';
 import './availability-options.js';
 import './availability-requests.js';
 import './customers.js';
+import './orders.js';
 import './price-plans.js';
 import './quotes.js';
 import './sources.js';

@@ -16,7 +16,7 @@ import { AppError } from '../errors.js';
 import { authTokenFromHeaders } from '../http/auth-header.js';
 import { clientAddress } from '../http/client-address.js';
 import { viewerForToken } from '../resolvers/authentication.js';
-import { requestProgress } from '../resolvers/availability-events.js';
+import { subscriptionProgress } from '../resolvers/order-events.js';
 import {
   type createGraphQLServer,
   executeSubscriptionEvent,
@@ -162,7 +162,7 @@ export function serveGraphQLOverWebSocket(
     onSubscription?: (document: DocumentNode, operationName: string | null | undefined) => void;
   } = {},
 ): { subscriptions: SharedSubscriptions; close(): Promise<void> } {
-  const shared = new SharedSubscriptions(requestProgress);
+  const shared = new SharedSubscriptions(subscriptionProgress);
   /** The token of each accepted connection, as each of its subscriptions uses it. */
   const connectionTokens = new WeakMap<WebSocket, string>();
   const production = services.config.NODE_ENV === 'production';

@@ -5,13 +5,18 @@ import type { Config } from '../config.js';
 import type { Services } from '../context.js';
 import { openStore } from '../db/open.js';
 import type { Store } from '../db/store.js';
-import { type AvailabilityRequestEvent, CountingEventTarget, createEventBus } from '../events.js';
+import {
+  type AvailabilityRequestEvent,
+  CountingEventTarget,
+  createEventBus,
+  type OrderEvent,
+} from '../events.js';
 import { createOfflineGeocoder, createPdokGeocoder } from '../geo/index.js';
 import { createLogger, type Logger } from '../logger.js';
 import { RateLimits } from '../rate-limits.js';
 import { openRedisSharedState, type RedisSharedState } from '../redis/shared-state.js';
 import { forgetRevokedViewers } from '../resolvers/authentication.js';
-import { requestProgress } from '../resolvers/availability-events.js';
+import { subscriptionProgress } from '../resolvers/order-events.js';
 
 /**
  * The HS256 key of `secret` (its UTF-8 bytes), imported once: jose would otherwise import a raw key on
@@ -59,7 +64,8 @@ export async function createServices(
         {
           prefix: config.REDIS_KEY_PREFIX,
           historySize: config.MERCURE_HISTORY_SIZE,
-          progress: (detail) => requestProgress((detail as Partial<AvailabilityRequestEvent> | null)?.record),
+          progress: (detail) =>
+            subscriptionProgress((detail as Partial<AvailabilityRequestEvent | OrderEvent> | null)?.record),
         },
         logger,
       ).catch(async (error) => {

@@ -35,7 +35,7 @@ describe('REST responses of the contract flow', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    tenant = await server.tenant({ code: 'OAS' });
+    tenant = await server.tenant({ code: 'OAS', roles: ['connectivity_check', 'ordering'] });
     api = tenant.api;
   });
   afterAll(() => server.close());
@@ -105,6 +105,20 @@ describe('REST responses of the contract flow', () => {
       body: { instance_product_ids: items.slice(0, 2).map((item: Json) => item.id) },
     });
     expect(added.status).toBe(200);
+
+    const order = await call(api, 'POST', '/orders', {
+      body: { quote_id: quoteId, contact: { name: 'ACME NOC', email_address: 'noc@acme.example' } },
+    });
+    expect(order.status).toBe(201);
+    const orderId = order.body.data.id;
+    expect((await call(api, 'GET', `/orders/${orderId}`)).status).toBe(200);
+    expect(
+      (await call(api, 'GET', `/orders?filter[customer_id]=${customerId}&filter[status]=pending`)).body.data,
+    ).toHaveLength(1);
+    const moved = await call(api, 'PATCH', `/orders/${orderId}/lines/${order.body.data.lines[0].id}`, {
+      body: { status: 'completed', note: 'Delivered' },
+    });
+    expect(moved.body.data.lines[0].status).toBe('completed');
   });
 
   it('when a POST is repeated with its Idempotency-Key, then the replay matches the document too', async () => {

@@ -235,11 +235,13 @@ export interface OrderPosition {
   id: string;
 }
 
-/** A slice of an instance's orders after a position, with optional filters. */
+/** A slice of an instance's orders after a position (or an offset: REST pages), with optional filters. */
 export interface OrderSliceQuery {
   customerId: string | null;
   status: OrderStatus | null;
   after: OrderPosition | null;
+  /** Orders skipped after the position (REST's `page`); 0 for cursors. */
+  offset: number;
   limit: number;
 }
 
@@ -267,7 +269,7 @@ export interface OrderOperations {
   ) => Promise<number>;
   /**
    * Up to `limit` orders of the instance with their lines, newest first (ties by id bytewise,
-   * descending), after a position, filtered by customer and status when given.
+   * descending), after a position and `offset` more, filtered by customer and status when given.
    */
   sliceOrders: (instanceId: string, query: OrderSliceQuery) => Promise<OrderRecord[]>;
   /**

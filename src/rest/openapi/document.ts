@@ -56,7 +56,11 @@ const ref = (section: string, name: string) => ({ $ref: `#/components/${section}
 
 function operation(route: Route): Record<string, unknown> {
   const spec = specOf(route);
-  const pathParameters = [...route.path.matchAll(/:(\w+)/g)].map(() => ref('parameters', 'Id'));
+  const pathParameters = [...route.path.matchAll(/:(\w+)/g)].map(([, name]) =>
+    name === 'id'
+      ? ref('parameters', 'Id')
+      : { name, in: 'path', required: true, description: 'The id.', schema: { type: 'string' } },
+  );
   const parameters = [
     ...pathParameters,
     ...(spec.query ?? []).map((name) => ref('parameters', name)),
@@ -120,6 +124,11 @@ function parameterComponents(): Record<string, unknown> {
       type: 'string',
       maxLength: 100,
     }),
+    FilterCustomerId: query('filter[customer_id]', 'Only the orders of this customer.', {
+      type: 'string',
+      maxLength: 100,
+    }),
+    FilterStatus: query('filter[status]', 'Only the orders in this status.', schemas.orderStatus),
   };
   return {
     Id: { name: 'id', in: 'path', required: true, description: 'The id.', schema: { type: 'string' } },

@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import {
   authenticationBody,
   availabilityRequestBody,
@@ -12,27 +11,10 @@ import {
   projectListBody,
   quoteBody,
 } from './bodies.js';
+import type { OperationSpec } from './operation-spec.js';
+import { orderOperations } from './order-operations.js';
 
-/** Query parameters, by their component name in the document. */
-export type QueryParameter = 'Page' | 'PageSize' | 'FilterName' | 'CountryCode' | 'CustomerId';
-
-/**
- * What the document says about one route of `src/rest/routes.ts` beyond what the route table itself
- * tells (method, path, authentication, body): its name, words, query, body and successful answer.
- */
-export interface OperationSpec {
-  operationId: string;
-  tag: string;
-  summary: string;
-  description: string;
-  query?: QueryParameter[];
-  /** The request body's component name (see `requestBodySchemas`). */
-  requestBody?: string;
-  /** The successful answer; without `body` it has none (a 204). */
-  response: { status: 200 | 201 | 204; description: string; body?: z.ZodType };
-  /** Problem statuses this route answers besides those its route flags imply (see `problemStatuses`). */
-  problems?: number[];
-}
+export type { OperationSpec, QueryParameter } from './operation-spec.js';
 
 /** Every route's operation, keyed `METHOD /path` exactly as in the route table. */
 export const operations: Record<string, OperationSpec> = {
@@ -169,4 +151,5 @@ export const operations: Record<string, OperationSpec> = {
     requestBody: 'QuoteProductsInput',
     response: { status: 200, description: 'The quote with its new lines.', body: quoteBody },
   },
+  ...orderOperations,
 };

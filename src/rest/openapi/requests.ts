@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { orderStatuses } from '../../db/values.js';
 import { authenticationInput } from '../../resolvers/authentication.js';
 import { availabilityRequestBatchSchema } from '../../resolvers/availability-input.js';
 import { countryCodeSchema } from '../../resolvers/availability-options.js';
 import { customerInputSchema } from '../../resolvers/customer-input.js';
 import { nameFilter } from '../../resolvers/customers.js';
+import { manualLineInput, placeOrderInput } from '../../resolvers/orders.js';
 import { pageInput } from '../../resolvers/pagination.js';
 import { projectInput } from '../../resolvers/projects.js';
 import { createQuoteInput, productIdArrays } from '../../resolvers/quotes.js';
@@ -45,6 +47,16 @@ const REQUEST_BODIES: Record<string, RequestBody> = {
       'products are always added.',
     schema: createQuoteInput,
   },
+  OrderInput: {
+    description:
+      'The quote to order, when the sellers are asked to complete (default: 30 days from now), and the ' +
+      'contact sent to them instead of each source’s buyer contact.',
+    schema: placeOrderInput,
+  },
+  ManualOrderLineInput: {
+    description: 'The status a manual line moves to, with an optional note.',
+    schema: manualLineInput,
+  },
   QuoteProductsInput: {
     description: 'Products to add to a quote; those already on it are skipped.',
     schema: z.strictObject(productIdArrays),
@@ -70,9 +82,13 @@ function property(schema: JsonSchema, key: string): JsonSchema {
 }
 
 /** Query parameter schemas, from the same zod schemas the resolvers parse the query with. */
-export function queryParameterSchemas(): Record<'page' | 'pageSize' | 'name' | 'countryCode', JsonSchema> {
+export function queryParameterSchemas(): Record<
+  'page' | 'pageSize' | 'name' | 'countryCode' | 'orderStatus',
+  JsonSchema
+> {
   const page = inputJsonSchema(pageInput);
   return {
+    orderStatus: inputJsonSchema(z.enum(orderStatuses)),
     page: property(page, 'page'),
     pageSize: property(page, 'pageSize'),
     name: withoutNull(inputJsonSchema(nameFilter)),

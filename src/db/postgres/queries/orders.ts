@@ -32,14 +32,20 @@ type Tx = Parameters<Parameters<PostgresDb['transaction']>[0]>[0];
 const headColumns = { order: orders, customer: { id: customers.id, name: customers.name } };
 
 /** The orders `where` selects, in `order`, up to `limit`, as records (two reads). */
-async function orderRecords(db: PostgresDb | Tx, where: SQL | undefined, order: SQL[], limit?: number) {
+async function orderRecords(
+  db: PostgresDb | Tx,
+  where: SQL | undefined,
+  order: SQL[],
+  limit?: number,
+  offset = 0,
+) {
   const heads = db
     .select(headColumns)
     .from(orders)
     .innerJoin(customers, eq(customers.id, orders.customerId))
     .where(where)
     .orderBy(...order);
-  const rows = limit === undefined ? await heads : await heads.limit(limit);
+  const rows = limit === undefined ? await heads : await heads.limit(limit).offset(offset);
   return orderRecordsOf(rows, (orderIds) =>
     db
       .select()
@@ -139,6 +145,7 @@ export const sliceOrders: Op<'sliceOrders'> = async (db, instanceId, query) => {
     and(filterOf(instanceId, query), bound),
     [desc(orders.createdAt), desc(id)],
     query.limit,
+    query.offset,
   );
 };
 

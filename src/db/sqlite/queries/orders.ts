@@ -38,14 +38,14 @@ type Tx = Parameters<Parameters<SqliteDb['transaction']>[0]>[0];
 const headColumns = { order: orders, customer: { id: customers.id, name: customers.name } };
 
 /** The orders `where` selects, in `order`, up to `limit`, as records (two reads). */
-function orderRecords(db: SqliteDb | Tx, where: SQL | undefined, order: SQL[], limit?: number) {
+function orderRecords(db: SqliteDb | Tx, where: SQL | undefined, order: SQL[], limit?: number, offset = 0) {
   const heads = db
     .select(headColumns)
     .from(orders)
     .innerJoin(customers, eq(customers.id, orders.customerId))
     .where(where)
     .orderBy(...order);
-  const rows = limit === undefined ? heads.all() : heads.limit(boundLimit(limit)).all();
+  const rows = limit === undefined ? heads.all() : heads.limit(boundLimit(limit)).offset(offset).all();
   return orderRecordsOf(rows, (orderIds) =>
     db
       .select()
@@ -159,6 +159,7 @@ export const sliceOrders: Op<'sliceOrders'> = async (db, instanceId, query) => {
     and(filterOf(instanceId, query), bound),
     [desc(orders.createdAt), desc(orders.id)],
     query.limit,
+    query.offset,
   );
 };
 

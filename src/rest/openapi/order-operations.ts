@@ -1,0 +1,44 @@
+import type { OperationSpec } from './operation-spec.js';
+import { orderBody, orderListBody } from './order-schemas.js';
+
+/** The order routes' operations (`src/rest/order-routes.ts`), keyed `METHOD /path` as in the route table. */
+export const orderOperations: Record<string, OperationSpec> = {
+  'GET /orders': {
+    operationId: 'listOrders',
+    tag: 'Orders',
+    summary: 'List orders',
+    description: 'A page of your orders, newest first, optionally of one customer or in one status.',
+    query: ['FilterCustomerId', 'FilterStatus', 'Page', 'PageSize'],
+    response: { status: 200, description: 'A page of orders.', body: orderListBody },
+  },
+  'POST /orders': {
+    operationId: 'placeOrder',
+    tag: 'Orders',
+    summary: 'Place an order for a quote',
+    description:
+      'Orders every line of a quote that has lines and has not expired. Lines of MEF LSO Sonata sources are ' +
+      'ordered from their sellers (one seller order per source) and follow the seller’s progress; the others ' +
+      'are manual lines an admin moves. A quote with an order that is open or completed answers 409. Needs ' +
+      'the role `instance_admin` or `ordering`.',
+    requestBody: 'OrderInput',
+    response: { status: 201, description: 'Placed.', body: orderBody },
+  },
+  'GET /orders/:id': {
+    operationId: 'getOrder',
+    tag: 'Orders',
+    summary: 'Get an order',
+    description: 'One order with its lines, their statuses, dates, milestones and charges.',
+    response: { status: 200, description: 'The order.', body: orderBody },
+  },
+  'PATCH /orders/:id/lines/:line_id': {
+    operationId: 'updateManualOrderLine',
+    tag: 'Orders',
+    summary: 'Move a manual order line',
+    description:
+      'Moves a `manual` line to a status once done by other means, with an optional note; who and when are ' +
+      'recorded. A supplier line, or a line that has ended, answers 409. Needs `instance_admin` or `ordering`.',
+    requestBody: 'ManualOrderLineInput',
+    response: { status: 200, description: 'The order with the line moved.', body: orderBody },
+    problems: [409],
+  },
+};

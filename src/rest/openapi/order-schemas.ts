@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { orderLineFulfilments, orderLineStatuses, orderStatuses } from '../../db/values.js';
+import { about, named } from './registry.js';
+import { paginationSchema } from './responses.js';
+
+// The order documents of `src/rest/order-documents.ts` (issue "Orders, part 1", item 7) and the bodies that
+// wrap them.
+
+const id = () => about('Opaque identifier.', z.string().min(1));
+const timestamp = () =>
+  about(
+    'ISO 8601 timestamp with UTC offset, to the second (`2026-11-22T10:04:50+00:00`).',
+    z.iso.datetime({ offset: true, precision: 0 }),
+    '2026-11-22T10:04:50+00:00',
+  );
+const sellerDate = () => about('ISO 8601 date-time, as the seller gave it.', z.string());
+
+export const orderChargeSchema = named(
+  'OrderCharge',
+  'A charge the seller asks to be accepted or declined (MEF `MEFProductOrderCharge`), as last read.',
+  z.strictObject({
+    id: id(),
+    state: about(
+      'MEF’s charge state, verbatim (`awaitingResponse`, `accepted`, `declined`, `timeout`, …).',
+      z.string(),
+    ),
+    response_due_date: sellerDate().nullable(),
+    items: z.array(
+      z.strictObject({
+        id: id(),
+        price_type: about('MEF `priceType`: `recurring`, `nonRecurring`, `usageBased`.', z.string()),
+        price_category: z.string().nullable(),
+        amount: about("A decimal number in the currency's major unit, before tax.", z.number()),
+        currency: about('ISO 4217 currency code.', z.string().regex(/^[A-Z]{3}$/), 'EUR'),
+        blocking: about('Whether the item waits for the answer.', z.boolean()),
+        state: z.string(),
+      }),
+    ),
+  }),
+);
+
+export const orderLineSchema = named(
+  'OrderLine',
+  'A quote line ordered: `supplier` lines are ordered from their seller by the gateway and follow its ' +
+    'progress; `manual` lines are moved by an admin once done by other means.',
+  z.strictObject({
+    id: id(),
+    quote_line_id: id(),
+    name: z.string(),
+    fulfilment: z.enum(orderLineFulfilments),
+    status: z.enum(orderLineStatuses),
+    supplier_status: about(
+      'The seller’s own item state (MEF), verbatim; null for manual lines.',
+      z.string().nullable(),
+    ),
+    supplier_order_id: about('The seller’s order id, once placed.', z.string().nullable()),
+    supplier_item_id: z.string().nullable(),
+    expected_completion_date: timestamp().nullable(),
+    completion_date: timestamp().nullable(),
+    inventory_product_id: about(
+      'The delivered product in the seller’s inventory (MEF 116).',
+      z.string().nullable(),
+    ),
+    inventory_product_status: z.string().nullable(),
+    milestones: z.array(
+      z.strictObject({ name: z.string(), date: sellerDate(), description: z.string().nullable() }),
+    ),
+    charges: z.array(orderChargeSchema),
+    error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
+    note: about('The note of the last manual move.', z.string().nullable()),
+    status_changed_at: about('When the line was last moved by hand.', timestamp().nullable()),
+    _document_type: about('Constant `order_line`: what this document is.', z.literal('order_line')),
+  }),
+);
+
+export const orderSchema = named(
+  'Order',
+  'An order of a quote, one line per quote line. `completed`, `partially_completed`, `failed` and ' +
+    '`cancelled` are final.',
+  z.strictObject({
+    id: id(),
+    quote_id: id(),
+    customer: z.strictObject({ id: id(), name: z.string(), _document_type: z.literal('customer') }),
+    status: z.enum(orderStatuses),
+    lines: z.array(orderLineSchema),
+    requested_completion_date: timestamp(),
+    created_at: timestamp(),
+    updated_at: timestamp(),
+    _document_type: about('Constant `order`: what this document is.', z.literal('order')),
+  }),
+);
+
+export const orderBody = named(
+  'OrderResponse',
+  'One order with its lines.',
+  z.strictObject({ data: orderSchema }),
+);
+
+export const orderListBody = named(
+  'OrderList',
+  'A page of orders, newest first.',
+  z.strictObject({ data: z.array(orderSchema), pagination: paginationSchema }),
+);

@@ -1,0 +1,61 @@
+/** The REST paths of orders (issue "Orders, part 1", item 7), mapped to the order resolvers. */
+import { getOrder, listOrders, placeOrder, updateManualOrderLine } from '../resolvers/orders.js';
+import { paginationDocument } from './documents.js';
+import { camelizeBody } from './keys.js';
+import { orderDocument } from './order-documents.js';
+import type { Route } from './route.js';
+
+export const orderRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/orders',
+    authenticated: true,
+    body: false,
+    handle: async ({ ctx, query }) => {
+      const { records, pagination } = await listOrders(ctx, {
+        customerId: query.get('filter[customer_id]') ?? undefined,
+        status: query.get('filter[status]') ?? undefined,
+        page: query.get('page') ?? undefined,
+        pageSize: query.get('page_size') ?? undefined,
+      });
+      return {
+        status: 200,
+        body: { data: records.map(orderDocument), pagination: paginationDocument(pagination) },
+      };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/orders',
+    authenticated: true,
+    body: true,
+    handle: async ({ ctx, body }) => ({
+      status: 201,
+      body: { data: orderDocument(await placeOrder(ctx, camelizeBody(body))) },
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/orders/:id',
+    authenticated: true,
+    body: false,
+    handle: async ({ ctx, params }) => ({
+      status: 200,
+      body: { data: orderDocument(await getOrder(ctx, params.id ?? '')) },
+    }),
+  },
+  {
+    method: 'PATCH',
+    path: '/orders/:id/lines/:line_id',
+    authenticated: true,
+    body: true,
+    handle: async ({ ctx, params, body }) => ({
+      status: 200,
+      body: {
+        data: orderDocument(
+          await updateManualOrderLine(ctx, params.id ?? '', params.line_id ?? '', camelizeBody(body)),
+        ),
+      },
+    }),
+  },
+];

@@ -1,0 +1,253 @@
+import type { OrderCharge as OrderChargeRow, OrderLineRow, OrderRecord } from '../db/rows.js';
+import { orderLineFulfilments, orderLineStatuses, orderStatuses } from '../db/values.js';
+import { toMajorUnits } from '../money.js';
+import { findCustomerForViewer } from '../resolvers/customers.js';
+import { orderUpdates } from '../resolvers/order-events.js';
+import {
+  findOrderForViewer,
+  orderConnection,
+  ordersOfQuote,
+  placeOrder,
+  updateManualOrderLine,
+} from '../resolvers/orders.js';
+import { builder } from './builder.js';
+import { Customer } from './customers.js';
+import { withoutNulls } from './inputs.js';
+import { Quote } from './quotes.js';
+
+/** A GraphQL enum of lower-case stored values, named in GraphQL's upper case. */
+function upperEnum<const V extends string>(name: string, description: string, values: readonly V[]) {
+  return builder.enumType(name, {
+    description,
+    values: Object.fromEntries(values.map((value) => [value.toUpperCase(), { value }])) as Record<
+      Uppercase<V>,
+      { value: V }
+    >,
+  });
+}
+
+const OrderStatus = upperEnum(
+  'OrderStatus',
+  'Where an order stands: PENDING until a line is submitted; COMPLETED, PARTIALLY_COMPLETED, FAILED and CANCELLED are final.',
+  orderStatuses,
+);
+const OrderLineStatus = upperEnum(
+  'OrderLineStatus',
+  'Where an order line stands: PENDING (not sent yet), SUBMITTED (acknowledged), IN_PROGRESS (in progress or held), then COMPLETED, FAILED or CANCELLED.',
+  orderLineStatuses,
+);
+const OrderLineFulfilment = upperEnum(
+  'OrderLineFulfilment',
+  'SUPPLIER: ordered from its seller by the gateway; MANUAL: ordered by the reseller, moved by an admin.',
+  orderLineFulfilments,
+);
+
+const OrderMilestone = builder.objectRef<OrderLineRow['milestones'][number]>('OrderMilestone').implement({
+  description: 'A milestone the seller reported (MEF `MEFMilestone`).',
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    date: t.exposeString('date', { description: 'ISO 8601, as the seller gave it.' }),
+    description: t.exposeString('description', { nullable: true }),
+  }),
+});
+
+const OrderChargeItem = builder.objectRef<OrderChargeRow['items'][number]>('OrderChargeItem').implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    priceType: t.exposeString('priceType'),
+    priceCategory: t.exposeString('priceCategory', { nullable: true }),
+    amount: t.float({ description: 'Major unit.', resolve: (i) => toMajorUnits(i.amountMinor, i.currency) }),
+    currency: t.exposeString('currency'),
+    blocking: t.exposeBoolean('blocking'),
+    state: t.exposeString('state'),
+  }),
+});
+
+const OrderCharge = builder.objectRef<OrderChargeRow>('OrderCharge').implement({
+  description: 'A charge the seller asks the buyer to accept or decline (MEF `MEFProductOrderCharge`).',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    state: t.exposeString('state', { description: 'MEF’s charge state, verbatim.' }),
+    responseDueDate: t.exposeString('responseDueDate', { nullable: true }),
+    items: t.field({ type: [OrderChargeItem], resolve: (c) => c.items }),
+  }),
+});
+
+const OrderLineError = builder.objectRef<{ code: string; message: string }>('OrderLineError').implement({
+  fields: (t) => ({ code: t.exposeString('code'), message: t.exposeString('message') }),
+});
+
+const OrderLine = builder.objectRef<OrderLineRow>('OrderLine').implement({
+  description: 'A quote line ordered, and where its fulfilment stands.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    quoteLineId: t.exposeID('quoteLineId'),
+    name: t.exposeString('name'),
+    fulfilment: t.field({ type: OrderLineFulfilment, resolve: (l) => l.fulfilment }),
+    status: t.field({ type: OrderLineStatus, resolve: (l) => l.status }),
+    supplierStatus: t.exposeString('supplierStatus', {
+      nullable: true,
+      description: 'The seller’s own item state (MEF), verbatim.',
+    }),
+    supplierOrderId: t.exposeString('supplierOrderId', { nullable: true }),
+    supplierItemId: t.exposeString('supplierItemId', { nullable: true }),
+    expectedCompletionDate: t.field({
+      type: 'DateTime',
+      nullable: true,
+      resolve: (l) => l.expectedCompletionDate,
+    }),
+    completionDate: t.field({ type: 'DateTime', nullable: true, resolve: (l) => l.completionDate }),
+    inventoryProductId: t.exposeString('inventoryProductId', { nullable: true }),
+    inventoryProductStatus: t.exposeString('inventoryProductStatus', { nullable: true }),
+    milestones: t.field({ type: [OrderMilestone], resolve: (l) => l.milestones }),
+    charges: t.field({ type: [OrderCharge], resolve: (l) => l.charges }),
+    error: t.field({
+      type: OrderLineError,
+      nullable: true,
+      resolve: (l) => (l.errorCode === null ? null : { code: l.errorCode, message: l.errorMessage ?? '' }),
+    }),
+    note: t.exposeString('note', { nullable: true }),
+    statusChangedAt: t.field({ type: 'DateTime', nullable: true, resolve: (l) => l.statusChangedAt }),
+  }),
+});
+
+/** The Order node type. */
+export const Order = builder.objectRef<OrderRecord>('Order');
+
+builder.node(Order, {
+  description: 'An order of a quote: one line per quote line.',
+  id: { resolve: (r) => r.order.id },
+  isTypeOf: (value) => typeof value === 'object' && value !== null && 'order' in value && 'lines' in value,
+  loadOne: (id, ctx) => findOrderForViewer(ctx, String(id)),
+  fields: (t) => ({
+    quoteId: t.id({ resolve: (r) => r.order.quoteId }),
+    customer: t.field({
+      type: Customer,
+      nullable: true,
+      resolve: (r, _args, ctx) => findCustomerForViewer(ctx, r.customer.id),
+    }),
+    status: t.field({ type: OrderStatus, resolve: (r) => r.order.status }),
+    lines: t.field({ type: [OrderLine], resolve: (r) => r.lines }),
+    requestedCompletionDate: t.field({ type: 'DateTime', resolve: (r) => r.order.requestedCompletionDate }),
+    createdAt: t.field({ type: 'DateTime', resolve: (r) => r.order.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (r) => r.order.updatedAt }),
+  }),
+});
+
+builder.queryField('order', (t) =>
+  t.field({
+    type: Order,
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => findOrderForViewer(ctx, String(args.id)),
+  }),
+);
+
+builder.queryField('orders', (t) =>
+  t.connection(
+    {
+      type: Order,
+      description: 'The instance’s orders, newest first (REST: GET /orders). Forward paging only.',
+      args: { customerId: t.arg.id(), status: t.arg({ type: OrderStatus }) },
+      resolve: (_root, args, ctx) =>
+        orderConnection(ctx, { ...args, customerId: args.customerId ? String(args.customerId) : null }),
+    },
+    { fields: (c) => ({ totalCount: c.int({ resolve: (connection) => connection.totalCount }) }) },
+  ),
+);
+
+builder.objectField(Quote, 'orders', (t) =>
+  t.field({
+    type: [Order],
+    description: 'The quote’s orders, newest first (a failed or cancelled one may be followed by another).',
+    resolve: (quote, _args, ctx) => ordersOfQuote(ctx, quote.quote.id),
+  }),
+);
+
+builder.objectField(Customer, 'orders', (t) =>
+  t.connection(
+    {
+      type: Order,
+      description: 'The customer’s orders, newest first. Forward paging only.',
+      resolve: (customer, args, ctx) => orderConnection(ctx, { ...args, customerId: customer.customer.id }),
+    },
+    { fields: (c) => ({ totalCount: c.int({ resolve: (connection) => connection.totalCount }) }) },
+  ),
+);
+
+const OrderContactInput = builder.inputType('OrderContactInput', {
+  description: 'The contact sent to the sellers in every buyer role, instead of each source’s buyer contact.',
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    emailAddress: t.string({ required: true }),
+    number: t.string(),
+  }),
+});
+
+const PlaceOrderInput = builder.inputType('PlaceOrderInput', {
+  fields: (t) => ({
+    quoteId: t.id({ required: true }),
+    requestedCompletionDate: t.field({
+      type: 'DateTime',
+      description: 'When the sellers are asked to complete; default 30 days from now.',
+    }),
+    contact: t.field({ type: OrderContactInput }),
+  }),
+});
+
+const UpdateManualOrderLineInput = builder.inputType('UpdateManualOrderLineInput', {
+  fields: (t) => ({
+    orderId: t.id({ required: true }),
+    lineId: t.id({ required: true }),
+    status: t.field({ type: OrderLineStatus, required: true }),
+    note: t.string(),
+  }),
+});
+
+const OrderPayload = (name: string) =>
+  builder
+    .objectRef<{ order: OrderRecord }>(name)
+    .implement({ fields: (f) => ({ order: f.field({ type: Order, resolve: (p) => p.order }) }) });
+
+builder.mutationField('placeOrder', (t) =>
+  t.field({
+    type: OrderPayload('PlaceOrderPayload'),
+    description: 'Places an order for a quote (REST: POST /orders). Needs INSTANCE_ADMIN or ORDERING.',
+    args: { input: t.arg({ type: PlaceOrderInput, required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const { requestedCompletionDate, quoteId, contact } = args.input;
+      return {
+        order: await placeOrder(ctx, {
+          quoteId: String(quoteId),
+          requestedCompletionDate: requestedCompletionDate?.toISOString() ?? null,
+          contact: contact ? withoutNulls(contact) : null,
+        }),
+      };
+    },
+  }),
+);
+
+builder.mutationField('updateManualOrderLine', (t) =>
+  t.field({
+    type: OrderPayload('UpdateManualOrderLinePayload'),
+    description:
+      'Moves a manual line through its statuses once done by other means (REST: PATCH /orders/{id}/lines/{line_id}).',
+    args: { input: t.arg({ type: UpdateManualOrderLineInput, required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const { orderId, lineId, status, note } = args.input;
+      return { order: await updateManualOrderLine(ctx, String(orderId), String(lineId), { status, note }) };
+    },
+  }),
+);
+
+builder.subscriptionField('orderUpdated', (t) =>
+  t.field({
+    type: Order,
+    description:
+      'Every placement and change of the instance’s orders, or only of `ids` — whose current states come ' +
+      'first. Over graphql-ws (auth in connection_init `{authToken}`) or SSE.',
+    args: { ids: t.arg.idList() },
+    subscribe: (_root, args, ctx) => orderUpdates(ctx, { ids: args.ids?.map((id) => String(id)) ?? null }),
+    resolve: (record) => record,
+  }),
+);

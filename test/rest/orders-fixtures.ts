@@ -1,0 +1,63 @@
+import { expect } from 'vitest';
+import type { Json, TestServer, TestTenant } from '../helpers/app.js';
+import { countStoredRows } from '../helpers/store.js';
+import { catalogue, customerId } from './quotes-fixtures.js';
+
+/* What the order tests share: a quote of catalogue products (every line `manual`) and the documents. */
+
+/** A quote of a tenant: one gathered catalogue product, one instance product, and the mandatory ones. */
+export async function manualQuote(tenant: TestTenant, name = 'ACME Telecom'): Promise<Json> {
+  const address = { country_code: 'NL', postal_code: '1016XA', house_number: '206' };
+  const created = await tenant.api.post('/availability-requests', [{ address }]);
+  const requestId = created.body.data[0].id;
+  let product: Json = null;
+  for (let tries = 0; tries < 200 && !product; tries += 1) {
+    const read = await tenant.api.get(`/availability-requests/${requestId}`);
+    if (read.body.data.status === 'completed') product = read.body.data.products[0];
+    else await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  const [item] = await catalogue(tenant, '/instance-products');
+  const customer = await customerId(tenant, { name });
+  const quote = await tenant.api.post('/quotes', {
+    name: 'Office line',
+    customer_id: customer,
+    availability_request_product_ids: [product.id],
+    instance_product_ids: [item.id],
+  });
+  expect(quote.status).toBe(201);
+  return quote.body.data;
+}
+
+/** The order line a manual quote line becomes, before anyone moved it. */
+export function pendingManualLine(quoteLine: Json) {
+  return {
+    id: expect.stringMatching(/^orl_[0-9a-z]{26}$/),
+    quote_line_id: quoteLine.id,
+    name: quoteLine.name,
+    fulfilment: 'manual',
+    status: 'pending',
+    supplier_status: null,
+    supplier_order_id: null,
+    supplier_item_id: null,
+    expected_completion_date: null,
+    completion_date: null,
+    inventory_product_id: null,
+    inventory_product_status: null,
+    milestones: [],
+    charges: [],
+    error: null,
+    note: null,
+    status_changed_at: null,
+    _document_type: 'order_line',
+  };
+}
+
+/** The rows of a tenant's orders, their lines and supplier orders. */
+export const orderRowCounts = async (server: TestServer, instanceId: string) => ({
+  orders: await countStoredRows(server.app.services.db, 'orders', { instanceId }),
+  lines: await countStoredRows(server.app.services.db, 'orderLines', { instanceId }),
+  supplierOrders: await countStoredRows(server.app.services.db, 'supplierOrders', { instanceId }),
+});
+
+/** ISO 8601 with UTC offset to the second, as the documents write times. */
+export const isoSecond = (date: Date) => `${date.toISOString().slice(0, -5)}+00:00`;

@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Json, startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
+import { updateStoredRows } from '../helpers/store.js';
+import { isoSecond, manualQuote, orderRowCounts, pendingManualLine } from './orders-fixtures.js';
+import { invalid, problemType } from './quotes-fixtures.js';
+
+/* Orders of quotes whose lines are all manual (catalogue and instance products): placing, reading, moving. */
+
+const notPlaced = 'The order was not placed; nothing was written.';
+
+describe('orders over REST', () => {
+  let server: TestServer;
+  let tenant: TestTenant;
+  let other: TestTenant;
+  let quote: Json;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    tenant = await server.tenant({ code: 'ORA', roles: ['connectivity_check', 'ordering'] });
+    other = await server.tenant({ code: 'ORB', roles: ['connectivity_check', 'ordering'] });
+    quote = await manualQuote(tenant);
+  });
+  afterAll(() => server.close());
+
+  it('when a quote is ordered, then every line is a pending manual line and the order is pending, once', async () => {
+    server.clock.freeze();
+    const now = server.clock.now();
+    const placed = await tenant.api.post('/orders', { quote_id: quote.id });
+    server.clock.thaw();
+    expect(placed.status).toBe(201);
+    expect(placed.body.data).toEqual({
+      id: expect.stringMatching(/^ord_[0-9a-z]{26}$/),
+      quote_id: quote.id,
+      customer: { id: quote.customer.id, name: 'ACME Telecom', _document_type: 'customer' },
+      status: 'pending',
+      lines: quote.products.map(pendingManualLine),
+      requested_completion_date: isoSecond(new Date(now.getTime() + 30 * 86_400_000)),
+      created_at: isoSecond(now),
+      updated_at: isoSecond(now),
+      _document_type: 'order',
+    });
+    expect(quote.products).toHaveLength(4);
+    const read = await tenant.api.get(`/orders/${placed.body.data.id}`);
+    expect(read.body.data).toEqual(placed.body.data);
+
+    const before = await orderRowCounts(server, tenant.instanceId);
+    const again = await tenant.api.post('/orders', { quote_id: quote.id });
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toBe(`Quote ${quote.id} has an order that is open or completed. ${notPlaced}`);
+    expect(await orderRowCounts(server, tenant.instanceId)).toEqual(before);
+    expect(before).toEqual({ orders: 1, lines: 4, supplierOrders: 0 });
+  });
+
+  it('when manual lines are moved, then the order follows them to completed, with who, when and the note', async () => {
+    const quoteB = await manualQuote(tenant, 'Beta B.V.');
+    const order = (await tenant.api.post('/orders', { quote_id: quoteB.id })).body.data;
+    const [first, ...others] = order.lines;
+    const last = others.pop();
+    const move = (line: Json, body: Json) =>
+      tenant.api.request('PATCH', `/orders/${order.id}/lines/${line.id}`, { body });
+
+    server.clock.freeze();
+    const movedAt = server.clock.now();
+    const started = await move(first, { status: 'in_progress', note: 'Line ordered at the carrier portal' });
+    server.clock.thaw();
+    expect(started.status).toBe(200);
+    expect(started.body.data.status).toBe('in_progress');
+    expect(started.body.data.lines[0]).toEqual({
+      ...pendingManualLine(quoteB.products[0]),
+      id: first.id,
+      status: 'in_progress',
+      note: 'Line ordered at the carrier portal',
+      status_changed_at: isoSecond(movedAt),
+    });
+    expect(started.body.data.updated_at).toBe(isoSecond(movedAt));
+
+    for (const line of [first, ...others]) {
+      expect((await move(line, { status: 'completed' })).body.data.status).toBe('in_progress');
+    }
+    const done = await move(last, { status: 'completed' });
+    expect(done.body.data.status).toBe('completed');
+    expect(done.body.data.lines.map((line: Json) => [line.status, line.completion_date !== null])).toEqual(
+      order.lines.map(() => ['completed', true]),
+    );
+
+    const again = await move(first, { status: 'failed' });
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toBe(`Line ${first.id} has ended; it is not moved again.`);
+    const unknown = await move({ id: 'orl_01jzzzzzzzzzzzzzzzzzzzzzzz' }, { status: 'completed' });
+    expect(unknown.status).toBe(404);
+    const pending = await move(first, { status: 'pending' });
+    expect(pending.status).toBe(422);
+  });
+
+  it('when every line failed, then the order failed and the quote may be ordered again', async () => {
+    const quoteC = await manualQuote(tenant, 'Gamma B.V.');
+    const order = (await tenant.api.post('/orders', { quote_id: quoteC.id })).body.data;
+    for (const line of order.lines) {
+      await tenant.api.request('PATCH', `/orders/${order.id}/lines/${line.id}`, {
+        body: { status: 'failed' },
+      });
+    }
+    expect((await tenant.api.get(`/orders/${order.id}`)).body.data.status).toBe('failed');
+    const again = await tenant.api.post('/orders', { quote_id: quoteC.id });
+    expect(again.status).toBe(201);
+    expect(again.body.data.id).not.toBe(order.id);
+  });
+
+  it('when orders are listed, then filters by customer and status narrow the page', async () => {
+    const all = await tenant.api.get('/orders?page_size=2');
+    expect(all.status).toBe(200);
+    expect(all.body.pagination).toEqual({ page_size: 2, current_page: 1, total_items: 4, total_pages: 2 });
+    const byCustomer = await tenant.api.get(`/orders?filter[customer_id]=${quote.customer.id}`);
+    expect(byCustomer.body.data.map((order: Json) => order.quote_id)).toEqual([quote.id]);
+    const completed = await tenant.api.get('/orders?filter[status]=completed');
+    expect(completed.body.data.map((order: Json) => order.status)).toEqual(['completed']);
+    const bad = await tenant.api.get('/orders?filter[status]=done');
+    expect(bad.status).toBe(422);
+    expect((await other.api.get('/orders')).body.pagination.total_items).toBe(0);
+  });
+
+  it('when the quote is not orderable, then a clear 422 and nothing is written', async () => {
+    const before = await orderRowCounts(server, tenant.instanceId);
+    const foreign = await manualQuote(other, 'Foreign B.V.');
+    const foreignRefused = await tenant.api.post('/orders', { quote_id: foreign.id });
+    expect(foreignRefused.status).toBe(422);
+    expect(foreignRefused.headers.get('content-type')).toBe(problemType);
+    expect(foreignRefused.body).toEqual(
+      invalid(notPlaced, [{ path: '/quote_id', message: 'quote was not found' }]),
+    );
+
+    const expiring = await manualQuote(tenant, 'Delta B.V.');
+    await updateStoredRows(
+      server.app.services.db,
+      'quotes',
+      { expirationDate: '2026-01-01' },
+      { id: expiring.id },
+    );
+    const expired = await tenant.api.post('/orders', { quote_id: expiring.id });
+    expect(expired.body).toEqual(
+      invalid(notPlaced, [{ path: '/quote_id', message: 'quote expired on 2026-01-01' }]),
+    );
+
+    const bare = await server.tenant({
+      code: 'ORC',
+      demoCatalog: false,
+      roles: ['connectivity_check', 'ordering'],
+    });
+    const customer = (await bare.api.post('/customers', { name: 'Empty B.V.' })).body.data.id;
+    const empty = (await bare.api.post('/quotes', { name: 'Nothing', customer_id: customer })).body.data;
+    expect(empty.products).toEqual([]);
+    const noLines = await bare.api.post('/orders', { quote_id: empty.id });
+    expect(noLines.body).toEqual(invalid(notPlaced, [{ path: '/quote_id', message: 'quote has no lines' }]));
+
+    const past = await tenant.api.post('/orders', {
+      quote_id: quote.id,
+      requested_completion_date: '2020-01-01T00:00:00+00:00',
+    });
+    expect(past.status).toBe(422);
+    const badContact = await tenant.api.post('/orders', {
+      quote_id: quote.id,
+      contact: { name: 'NOC', email_address: 'not an address' },
+    });
+    expect(badContact.status).toBe(422);
+    expect(badContact.body.errors.map((error: Json) => error.path)).toEqual(['/contact/email_address']);
+
+    const checker = await server.tenant({ code: 'ORD', roles: ['connectivity_check'] });
+    const checkersQuote = await manualQuote(checker, 'Epsilon B.V.');
+    const forbidden = await checker.api.post('/orders', { quote_id: checkersQuote.id });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.detail).toBe('This operation needs one of the roles: ordering.');
+    expect((await checker.api.get('/orders')).status).toBe(200);
+
+    expect(await orderRowCounts(server, tenant.instanceId)).toEqual(before);
+    expect(await orderRowCounts(server, checker.instanceId)).toEqual({
+      orders: 0,
+      lines: 0,
+      supplierOrders: 0,
+    });
+  });
+});

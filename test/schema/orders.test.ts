@@ -1,0 +1,163 @@
+import { type Client, createClient } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { type Json, startTestServer, type TestServer, type TestTenant, waitFor } from '../helpers/app.js';
+import { manualQuote } from '../rest/orders-fixtures.js';
+
+/* Orders over GraphQL: placing, reading through every path, moving manual lines, and `orderUpdated` live. */
+
+const LINE = `id quoteLineId name fulfilment status supplierStatus supplierOrderId note
+  completionDate milestones { name } charges { id } error { code message }`;
+const ORDER = `id quoteId status customer { id name } lines { ${LINE} } requestedCompletionDate`;
+const PLACE = `mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { order { ${ORDER} } } }`;
+const MOVE = `mutation ($input: UpdateManualOrderLineInput!) {
+  updateManualOrderLine(input: $input) { order { id status lines { id status note } } }
+}`;
+const READ = `query ($id: ID!, $quote: ID!, $customer: ID!) {
+  order(id: $id) { id status }
+  node(id: $id) { __typename id ... on Order { status } }
+  quote(id: $quote) { orders { id } }
+  customer: node(id: $customer) { ... on Customer { orders(first: 5) { totalCount edges { node { id } } } } }
+  orders(first: 10, status: PENDING) { totalCount edges { node { id status } } }
+}`;
+const UPDATED = 'subscription ($ids: [ID!]) { orderUpdated(ids: $ids) { id status lines { status } } }';
+
+/** A graphql-ws subscriber of `orderUpdated`: what it received, in order. */
+function subscribe(url: string, token: string, ids: string[] | null): { seen: Json[]; client: Client } {
+  const seen: Json[] = [];
+  const client = createClient({
+    url: `${url.replace(/^http/, 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { authToken: token },
+    retryAttempts: 0,
+  });
+  client.subscribe<{ orderUpdated: Json }>(
+    { query: UPDATED, variables: { ids } },
+    {
+      next: (result) => {
+        if (result.data) seen.push(result.data.orderUpdated);
+        else seen.push({ errors: result.errors });
+      },
+      error: (error) => seen.push({ error: String(error) }),
+      complete: () => {},
+    },
+  );
+  return { seen, client };
+}
+
+describe('orders over GraphQL', () => {
+  let server: TestServer;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    tenant = await server.tenant({ code: 'OGQ', roles: ['connectivity_check', 'ordering'] });
+  });
+  afterAll(() => server.close());
+
+  it('when an order is placed and its lines moved, then every path reads it and a subscriber sees each state once, in order', async () => {
+    const quote = await manualQuote(tenant);
+    const token = tenant.api.token ?? '';
+    const everything = subscribe(server.app.url, token, null);
+    await waitFor(
+      async () => server.app.services.events.target.listenerCount,
+      (count) => count > 0,
+    );
+
+    const placed = await tenant.api.graphql(PLACE, {
+      input: {
+        quoteId: quote.id,
+        requestedCompletionDate: '2031-03-01T09:00:00.000Z',
+        contact: { name: 'ACME NOC', emailAddress: 'noc@acme.example' },
+      },
+    });
+    expect(placed.errors).toBeUndefined();
+    const order = placed.data.placeOrder.order;
+    expect(order).toEqual({
+      id: expect.stringMatching(/^ord_/),
+      quoteId: quote.id,
+      status: 'PENDING',
+      customer: { id: quote.customer.id, name: 'ACME Telecom' },
+      lines: quote.products.map((line: Json) => ({
+        id: expect.stringMatching(/^orl_/),
+        quoteLineId: line.id,
+        name: line.name,
+        fulfilment: 'MANUAL',
+        status: 'PENDING',
+        supplierStatus: null,
+        supplierOrderId: null,
+        note: null,
+        completionDate: null,
+        milestones: [],
+        charges: [],
+        error: null,
+      })),
+      requestedCompletionDate: '2031-03-01T09:00:00.000Z',
+    });
+
+    const one = subscribe(server.app.url, token, [order.id]);
+    await waitFor(
+      async () => one.seen.length,
+      (count) => count === 1,
+    );
+    expect(one.seen[0]).toEqual({
+      id: order.id,
+      status: 'PENDING',
+      lines: order.lines.map(() => ({ status: 'PENDING' })),
+    });
+
+    const read = await tenant.api.graphql(READ, {
+      id: order.id,
+      quote: quote.id,
+      customer: quote.customer.id,
+    });
+    expect(read.errors).toBeUndefined();
+    expect(read.data).toEqual({
+      order: { id: order.id, status: 'PENDING' },
+      node: { __typename: 'Order', id: order.id, status: 'PENDING' },
+      quote: { orders: [{ id: order.id }] },
+      customer: { orders: { totalCount: 1, edges: [{ node: { id: order.id } }] } },
+      orders: { totalCount: 1, edges: [{ node: { id: order.id, status: 'PENDING' } }] },
+    });
+
+    const statuses: string[] = [];
+    for (const [index, line] of order.lines.entries()) {
+      const moved = await tenant.api.graphql(MOVE, {
+        input: { orderId: order.id, lineId: line.id, status: 'COMPLETED', note: `done ${index + 1}` },
+      });
+      expect(moved.errors).toBeUndefined();
+      statuses.push(moved.data.updateManualOrderLine.order.status);
+    }
+    expect(statuses).toEqual([...order.lines.slice(1).map(() => 'IN_PROGRESS'), 'COMPLETED']);
+
+    const expected = ['PENDING', ...statuses];
+    await waitFor(
+      async () => everything.seen.length,
+      (count) => count >= expected.length,
+    );
+    expect(everything.seen.map((seen) => seen.status)).toEqual(expected);
+    expect(everything.seen.at(-1)?.lines).toEqual(order.lines.map(() => ({ status: 'COMPLETED' })));
+    await waitFor(
+      async () => one.seen.length,
+      (count) => count >= expected.length,
+    );
+    expect(one.seen.map((seen) => seen.status)).toEqual(expected);
+
+    const endedMove = await tenant.api.graphql(MOVE, {
+      input: { orderId: order.id, lineId: order.lines[0].id, status: 'FAILED' },
+    });
+    expect(endedMove.errors?.[0]?.extensions?.code).toBe('CONFLICT');
+    await everything.client.dispose();
+    await one.client.dispose();
+  });
+
+  it('when a connectivity_check-only caller places an order, then it is forbidden and it may still read', async () => {
+    const checker = await server.tenant({ code: 'OGR', roles: ['connectivity_check'] });
+    const quote = await manualQuote(checker);
+    const refused = await checker.api.graphql(PLACE, { input: { quoteId: quote.id } });
+    expect(refused.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect(refused.data).toBeNull();
+    const read = await checker.api.graphql('{ orders(first: 1) { totalCount } }');
+    expect(read.data).toEqual({ orders: { totalCount: 0 } });
+  });
+});
