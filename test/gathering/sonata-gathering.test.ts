@@ -23,7 +23,18 @@ import {
   products,
   registerSonata,
 } from './sonata-gateway.js';
-import { catalogueOffers, sellerSettings, sonataProblems } from './sources/mef-sonata/fixtures.js';
+import {
+  catalogueOffers,
+  coordinateInstallPlace,
+  exampleInstallPlace,
+  type SellerAnswers,
+  sellerAnswers,
+  sellerSettings,
+  sonataProblems,
+  sorted,
+  storedOffers,
+  withOrderTerms,
+} from './sources/mef-sonata/fixtures.js';
 
 /*
  * Issue 18 end to end: mef-sonata sources registered on a tenant, the simulator's Sonata sellers on
@@ -41,6 +52,14 @@ let validator: SonataValidator;
 beforeAll(async () => {
   validator = await sonataValidator();
 });
+
+/** What `sourceKey`'s seller last answered about the POQ and the Quote of request `requestId`. */
+function answersFor(seller: SonataSeller, sourceKey: string, requestId: string): SellerAnswers {
+  return sellerAnswers(
+    seller.exchanges.filter((exchange) => exchange.path.startsWith(`/sonata/${sourceKey}/`)),
+    requestId,
+  );
+}
 
 describe('mef-sonata sources in one instance', () => {
   let seller: SonataSeller;
@@ -80,7 +99,7 @@ describe('mef-sonata sources in one instance', () => {
     for (const { id } of created.body.data) requests.push(await completed(admin, id));
     await seller.settled();
 
-    requests.forEach((request, index) => {
+    for (const [index, request] of requests.entries()) {
       const place = examplePlaces[index] as (typeof examplePlaces)[number];
       const expected = products([
         ...catalogueOffers('eurofiber', 'Eurofiber', place),
@@ -88,6 +107,22 @@ describe('mef-sonata sources in one instance', () => {
       ]);
       expect(expected.length).toBe(75);
       expect(request.products.map(comparable).sort()).toEqual(expected);
+      // Each product keeps what ordering it takes, from its own seller's POQ and Quote for this request.
+      const installPlace = [exampleInstallPlace, coordinateInstallPlace][index] as Json;
+      for (const [sourceId, key, network] of [
+        [eurofiberId, 'eurofiber', 'Eurofiber'],
+        [kpnId, 'kpn-wba', 'KPN'],
+      ] as const) {
+        expect(sorted(await storedOffers(server.app.services.db, request.id, sourceId))).toEqual(
+          sorted(
+            withOrderTerms(
+              catalogueOffers(key, network, place),
+              answersFor(seller, key, request.id),
+              installPlace,
+            ),
+          ),
+        );
+      }
       expect(request.sources).toEqual([
         {
           source_id: eurofiberId,
@@ -110,7 +145,7 @@ describe('mef-sonata sources in one instance', () => {
           _document_type: 'availability_request_source',
         },
       ]);
-    });
+    }
     expect(calls(seller, 'kpn-wba').sort()).toEqual([
       'POST /productOfferingQualification 201',
       'POST /productOfferingQualification 201',
@@ -286,12 +321,15 @@ describe('a mef-sonata source in shared mode: an API-only instance and a worker 
     const request = await completed(tenant, created.body.data[0].id);
     await seller.settled();
 
-    expect(request.products.map(comparable).sort()).toEqual(
-      products(catalogueOffers('kpn-wba', 'KPN', examplePlaces[0] as (typeof examplePlaces)[number])),
-    );
+    const offers = catalogueOffers('kpn-wba', 'KPN', examplePlaces[0] as (typeof examplePlaces)[number]);
+    expect(request.products.map(comparable).sort()).toEqual(products(offers));
     expect(request.sources.map((source: Json) => [source.status, source.error])).toEqual([
       ['succeeded', null],
     ]);
+    // The worker stored what ordering each product takes.
+    expect(sorted(await storedOffers(api.app.services.db, request.id, id))).toEqual(
+      sorted(withOrderTerms(offers, answersFor(seller, 'kpn-wba', request.id), exampleInstallPlace)),
+    );
     // Waiting in the notifications mode polls nothing: every retrieve followed a notification to the API.
     expect(seller.notifications.length).toBeGreaterThan(0);
     expect(

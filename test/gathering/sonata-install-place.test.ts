@@ -3,7 +3,14 @@ import { type SonataSeller, startSonataSeller } from '../../src/gathering/simula
 import { startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
 import { type Locatieserver, startLocatieserver } from '../helpers/pdok-locatieserver.js';
 import { comparable, completed, markupPlan, products, registerSonata } from './sonata-gateway.js';
-import { catalogueOffers, sellerSettings } from './sources/mef-sonata/fixtures.js';
+import {
+  catalogueOffers,
+  sellerAnswers,
+  sellerSettings,
+  sorted,
+  storedOffers,
+  withOrderTerms,
+} from './sources/mef-sonata/fixtures.js';
 
 /*
  * Issue 32, rules 2 and 3 end to end: a Dutch address given by postal code and house number only, a gateway
@@ -55,26 +62,30 @@ describe('the install place a Sonata seller is asked about, with GEOCODER=pdok',
       | { productOfferingQualificationItem: { product: { place: unknown[] } }[] }
       | undefined;
     const item = body?.productOfferingQualificationItem[0];
-    expect(item?.product.place).toEqual([
-      {
-        '@type': 'FieldedAddress',
-        role: 'INSTALL_LOCATION',
-        streetName: 'Lijnbaansgracht',
-        streetNr: '206',
-        postcode: '1016XA',
-        city: 'Amsterdam',
-        country: 'NL',
-      },
-    ]);
+    const completedPlace = {
+      '@type': 'FieldedAddress',
+      role: 'INSTALL_LOCATION',
+      streetName: 'Lijnbaansgracht',
+      streetNr: '206',
+      postcode: '1016XA',
+      city: 'Amsterdam',
+      country: 'NL',
+    };
+    expect(item?.product.place).toEqual([completedPlace]);
     expect(request.address).toMatchObject({
       street: 'Lijnbaansgracht',
       city: 'Amsterdam',
       coordinates: { latitude: 52.37198765, longitude: 4.88012345 },
     });
-    expect(request.products.map(comparable).sort()).toEqual(
-      products(
-        catalogueOffers('kpn-wba', 'KPN', { countryCode: 'NL', postalCode: '1016XA', city: 'Amsterdam' }),
-      ),
+    const offers = catalogueOffers('kpn-wba', 'KPN', {
+      countryCode: 'NL',
+      postalCode: '1016XA',
+      city: 'Amsterdam',
+    });
+    expect(request.products.map(comparable).sort()).toEqual(products(offers));
+    // The products are ordered at the place PDOK completed, as the seller was asked about it.
+    expect(sorted(await storedOffers(server.app.services.db, request.id, kpnId))).toEqual(
+      sorted(withOrderTerms(offers, sellerAnswers(seller.exchanges, request.id), completedPlace)),
     );
     expect(request.sources).toMatchObject([{ source_id: kpnId, status: 'succeeded', error: null }]);
   });

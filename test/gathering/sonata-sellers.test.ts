@@ -17,7 +17,18 @@ import {
   products,
   registerSonata,
 } from './sonata-gateway.js';
-import { apiOf, catalogueOffers, sellerSettings, sonataProblems } from './sources/mef-sonata/fixtures.js';
+import {
+  apiOf,
+  catalogueOffers,
+  coordinateInstallPlace,
+  exampleInstallPlace,
+  sellerAnswers,
+  sellerSettings,
+  sonataProblems,
+  sorted,
+  storedOffers,
+  withOrderTerms,
+} from './sources/mef-sonata/fixtures.js';
 
 /*
  * Issue 18, "What it must show", through the whole gateway: a deferred seller that is polled completes the
@@ -66,11 +77,21 @@ describe('a deferred Sonata seller through the gateway', () => {
     for (const { id: requestId } of created.body.data) requests.push(await completed(admin, requestId));
     await seller.settled();
 
-    requests.forEach((request, index) => {
+    for (const [index, request] of requests.entries()) {
       const place = examplePlaces[index] as (typeof examplePlaces)[number];
       const expected = products(catalogueOffers('eurofiber', 'Eurofiber', place));
       expect(expected.length).toBe(35);
       expect(request.products.map(comparable).sort()).toEqual(expected);
+      // Each product keeps what ordering it takes: the POQ and Quote the seller answered for this request.
+      expect(sorted(await storedOffers(server.app.services.db, request.id, id))).toEqual(
+        sorted(
+          withOrderTerms(
+            catalogueOffers('eurofiber', 'Eurofiber', place),
+            sellerAnswers(seller.exchanges, request.id),
+            [exampleInstallPlace, coordinateInstallPlace][index] as Json,
+          ),
+        ),
+      );
       expect(request.sources).toEqual([
         {
           source_id: id,
@@ -83,7 +104,7 @@ describe('a deferred Sonata seller through the gateway', () => {
           _document_type: 'availability_request_source',
         },
       ]);
-    });
+    }
     // Each of the two queries creates a POQ and a Quote, both acknowledged, and reads each until it is done.
     const made = calls(seller, 'eurofiber');
     expect(made.filter((call) => call.startsWith('POST')).sort()).toEqual([
@@ -150,8 +171,14 @@ describe('Sonata sellers that cannot answer, beside one that can', () => {
     const created = await admin.api.post('/availability-requests', [contractExampleBatch[0]]);
     const request = await completed(admin, created.body.data[0].id);
 
-    expect(request.products.map(comparable).sort()).toEqual(
-      products(catalogueOffers('kpn-wba', 'KPN', examplePlaces[0] as (typeof examplePlaces)[number])),
+    const kpnOffers = catalogueOffers('kpn-wba', 'KPN', examplePlaces[0] as (typeof examplePlaces)[number]);
+    expect(request.products.map(comparable).sort()).toEqual(products(kpnOffers));
+    const kpnAnswers = sellerAnswers(
+      seller.exchanges.filter((exchange) => exchange.path.startsWith('/sonata/kpn-wba/')),
+      request.id,
+    );
+    expect(sorted(await storedOffers(server.app.services.db, request.id, healthy))).toEqual(
+      sorted(withOrderTerms(kpnOffers, kpnAnswers, exampleInstallPlace)),
     );
     const outcomes = Object.fromEntries(
       request.sources.map((source: Json) => [

@@ -2,7 +2,16 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { SonataSourceSettings } from '../../../../src/gathering/sources/mef-sonata/settings.js';
 import { createMefSonataSource } from '../../../../src/gathering/sources/mef-sonata/source.js';
 import { type SonataValidator, sonataValidator } from '../../../helpers/sonata-openapi.js';
-import { fastPolicy, queryOf, requestRow, sonataProblems, sourceRow } from './fixtures.js';
+import {
+  configuration,
+  exampleInstallPlace,
+  fastPolicy,
+  queryOf,
+  requestRow,
+  rollingTerm,
+  sonataProblems,
+  sourceRow,
+} from './fixtures.js';
 import { type OwnSeller, poqAnswer, price, quoteAnswer, startOwnSeller, term } from './own-seller.js';
 
 /*
@@ -14,6 +23,8 @@ type Json = Record<string, unknown>;
 
 let validator: SonataValidator;
 let own: OwnSeller;
+/** Answers a test breaks on purpose, left out of the MEF documents' check. */
+let offTheDocuments: (status: number, body: unknown) => boolean;
 
 beforeAll(async () => {
   validator = await sonataValidator();
@@ -23,9 +34,10 @@ afterAll(() => own.stop());
 beforeEach(() => {
   own.exchanges.length = 0;
   own.poq = (body) => poqAnswer(body, 'done.ready', { 1: green, 2: green });
+  offTheDocuments = () => false;
 });
 afterEach(() => {
-  expect(sonataProblems(validator, own)).toEqual([]);
+  expect(sonataProblems(validator, own, offTheDocuments)).toEqual([]);
 });
 
 const green = {
@@ -48,6 +60,25 @@ const fiber = {
   contractTermMonths: 36,
   currency: 'EUR',
 };
+/**
+ * What ordering an offer of the own seller needs: POQ `poq-1` item `poqItemId`, Quote `quote-1` item
+ * `quoteItemId`, the offering asked at `kbps` (symmetric) to the example address, the seller's `term(36)`,
+ * no `validFor`.
+ */
+function orderedAs(poqItemId: string, quoteItemId: string, kbps = 100_000, itemTerm: object = term(36)) {
+  return {
+    kind: 'mef-sonata',
+    poqId: 'poq-1',
+    poqItemId,
+    quoteId: 'quote-1',
+    quoteItemId,
+    productOfferingId: 'bia-fiber-dia',
+    itemTerm,
+    productConfiguration: configuration(kbps, kbps, 'DIA'),
+    place: [exampleInstallPlace],
+    validFor: null,
+  };
+}
 /** The own seller's one offering, at the given bandwidths (kbps, symmetric). */
 function fiberAt(...kbps: number[]): Partial<SonataSourceSettings> {
   return {
@@ -125,7 +156,10 @@ describe('§4a POQ answers the simulator never gives', () => {
       quoteItem: { productOfferingQualificationItem: { id: string } }[];
     };
     expect(quoted.quoteItem.map((item) => item.productOfferingQualificationItem.id)).toEqual(['2']);
-    expect(gathering.offers).toEqual([{ ...fiber, purchaseMrcMinor: 54_995, purchaseNrcMinor: 173_500 }]);
+    // Quote item 1 names POQ item 2, the yellow one at 100 Mbit/s.
+    expect(gathering.offers).toEqual([
+      { ...fiber, purchaseMrcMinor: 54_995, purchaseNrcMinor: 173_500, orderTerms: orderedAs('2', '1') },
+    ]);
     expect(gathering.declined.map((item) => [item.reason, item.downloadKbps, item.detail])).toEqual([
       ['terminated', 50_000, 'POQ item terminatedWithError: otherIssue (No port left)'],
       ['abandoned', 200_000, 'POQ item done.abandoned'],
@@ -176,6 +210,7 @@ describe('§4b Quote answers the simulator never gives', () => {
         uploadKbps: 1_000_000,
         purchaseMrcMinor: 140_995,
         purchaseNrcMinor: 244_500,
+        orderTerms: orderedAs('2', '2', 1_000_000),
       },
     ]);
     expect(gathering.declined.map((item) => [item.reason, item.downloadKbps, item.detail])).toEqual([
@@ -206,7 +241,7 @@ describe('§4b Quote answers the simulator never gives', () => {
 
     const offers = await adapter.fetchOffers(queryOf(source()));
 
-    expect(offers).toEqual([{ ...fiber, ...expected }]);
+    expect(offers).toEqual([{ ...fiber, ...expected, orderTerms: orderedAs('1', '1') }]);
   });
 
   it.each([
@@ -289,6 +324,8 @@ describe('§4b Quote answers the simulator never gives', () => {
         uploadKbps: 500_000,
         purchaseMrcMinor: 100_000,
         purchaseNrcMinor: 0,
+        // The configuration stays the one the Quote was asked for (SonataOrderTerms).
+        orderTerms: orderedAs('1', '1'),
       },
     ]);
   });
@@ -303,7 +340,69 @@ describe('§4b Quote answers the simulator never gives', () => {
     const offers = await adapter.fetchOffers(queryOf(source(), requestRow({ contractTerms: [24] })));
 
     expect(offers).toEqual([
-      { ...fiber, contractTermMonths: 24, purchaseMrcMinor: 2_000, purchaseNrcMinor: 0 },
+      {
+        ...fiber,
+        contractTermMonths: 24,
+        purchaseMrcMinor: 2_000,
+        purchaseNrcMinor: 0,
+        orderTerms: orderedAs('1', '1', 100_000, rollingTerm(24)),
+      },
+    ]);
+  });
+});
+
+describe('§4c what ordering an offer takes (SonataOrderTerms)', () => {
+  it('when the seller quotes a term of its own and says how long its prices hold, then the offer keeps both as said', async () => {
+    const quotedTerm = {
+      name: 'Three years, then quarterly',
+      duration: { amount: 36, units: 'calendarMonths' },
+      endOfTermAction: 'roll',
+      rollInterval: { amount: 3, units: 'calendarMonths' },
+      description: 'Rolls on per quarter after the first three years.',
+    };
+    const validFor = { startDateTime: '2025-01-06T09:00:00Z', endDateTime: '2025-02-05T09:00:00Z' };
+    own.quote = (body) =>
+      quoteAnswer(
+        body,
+        'approved.orderable',
+        { 1: orderable([price('recurring', 99)], { quoteItemTerm: [quotedTerm] }) },
+        { validFor },
+      );
+    const adapter = adapterFor(own.settings());
+
+    const offers = await adapter.fetchOffers(queryOf(source()));
+
+    expect(offers).toEqual([
+      {
+        ...fiber,
+        purchaseMrcMinor: 9_900,
+        purchaseNrcMinor: 0,
+        orderTerms: { ...orderedAs('1', '1', 100_000, quotedTerm), validFor },
+      },
+    ]);
+  });
+
+  it('when the seller’s term has neither name nor end-of-term action and the Quote no validFor, then the offer is ordered with the term asked for and no validity', async () => {
+    own.quote = (body) =>
+      quoteAnswer(body, 'approved.orderable', {
+        1: orderable([price('recurring', 99)], {
+          quoteItemTerm: [{ duration: { amount: 24, units: 'calendarMonths' } }],
+        }),
+      });
+    // MEFItemTerm requires both: this answer is off the documents on purpose.
+    offTheDocuments = (status, body) => status === 201 && (body as Json).id === 'quote-1';
+    const adapter = adapterFor(own.settings());
+
+    const offers = await adapter.fetchOffers(queryOf(source(), requestRow({ contractTerms: [24] })));
+
+    expect(offers).toEqual([
+      {
+        ...fiber,
+        contractTermMonths: 24,
+        purchaseMrcMinor: 9_900,
+        purchaseNrcMinor: 0,
+        orderTerms: orderedAs('1', '1', 100_000, rollingTerm(24)),
+      },
     ]);
   });
 });

@@ -9,12 +9,15 @@ import { createMefSonataSource } from '../../../../src/gathering/sources/mef-son
 import { type SonataValidator, sonataValidator } from '../../../helpers/sonata-openapi.js';
 import {
   catalogueOffers,
+  exampleInstallPlace,
   fastPolicy,
   queryOf,
+  sellerAnswers,
   sellerSettings,
   sonataProblems,
   sorted,
   sourceRow,
+  withOrderTerms,
 } from './fixtures.js';
 
 const examplePlace = { countryCode: 'NL', postalCode: '1016XA', city: 'Amsterdam' };
@@ -52,6 +55,17 @@ function adapterFor(settings: SonataSourceSettings, notifications?: SonataNotifi
   });
 }
 
+/** The seller's catalogue at the example address, ordered through the POQ and Quote it answered last. */
+function catalogueOrderedAsAnswered(key: string, network: string) {
+  return sorted(
+    withOrderTerms(
+      catalogueOffers(key, network, examplePlace),
+      sellerAnswers(seller.exchanges),
+      exampleInstallPlace,
+    ),
+  );
+}
+
 describe('mef-sonata source against each kind of seller', () => {
   it.each([
     ['kpn-wba', 'KPN'],
@@ -65,9 +79,9 @@ describe('mef-sonata source against each kind of seller', () => {
 
       const offers = await adapter.fetchOffers(queryOf(source));
 
-      const expected = catalogueOffers(key, network, examplePlace);
+      const expected = catalogueOrderedAsAnswered(key, network);
       expect(expected.length).toBeGreaterThan(0);
-      expect(sorted(offers)).toEqual(sorted(expected));
+      expect(sorted(offers)).toEqual(expected);
       expect(calls()).toEqual(['POST /productOfferingQualification 201', 'POST /quote 201']);
     },
   );
@@ -78,7 +92,11 @@ describe('mef-sonata source against each kind of seller', () => {
 
     const gathering = await adapter.gather(queryOf(source));
 
-    expect(sorted(gathering.offers)).toEqual(sorted(catalogueOffers('kpn-wba', 'KPN', examplePlace)));
+    expect(sorted(gathering.offers)).toEqual(catalogueOrderedAsAnswered('kpn-wba', 'KPN'));
+    expect(gathering.offers[0]?.orderTerms).toMatchObject({
+      poqId: gathering.poq?.id,
+      quoteId: gathering.quote?.id,
+    });
     expect(gathering.poq?.state).toBe('done.ready');
     expect(gathering.quote?.state).toBe('approved.orderable');
     const polls = calls();
@@ -135,7 +153,7 @@ describe('mef-sonata source against each kind of seller', () => {
 
       const offers = await adapter.fetchOffers(queryOf(source));
 
-      expect(sorted(offers)).toEqual(sorted(catalogueOffers('kpn-wba', 'KPN', examplePlace)));
+      expect(sorted(offers)).toEqual(catalogueOrderedAsAnswered('kpn-wba', 'KPN'));
       expect(calls()).toEqual([
         'POST /hub 501',
         'POST /hub 501',
@@ -208,7 +226,7 @@ describe('mef-sonata source against a notifying seller', () => {
     const offers = await adapter.fetchOffers(queryOf(source));
     await seller.settled();
 
-    expect(sorted(offers)).toEqual(sorted(catalogueOffers('kpn-wba', 'KPN', examplePlace)));
+    expect(sorted(offers)).toEqual(catalogueOrderedAsAnswered('kpn-wba', 'KPN'));
     const callback = callbacks.inbox.callbackUrl(source.id);
     expect(
       seller.exchanges
@@ -247,7 +265,7 @@ describe('mef-sonata source against a notifying seller', () => {
     const offers = await adapter.fetchOffers(queryOf(source));
     await seller.settled();
 
-    expect(sorted(offers)).toEqual(sorted(catalogueOffers('kpn-wba', 'KPN', examplePlace)));
+    expect(sorted(offers)).toEqual(catalogueOrderedAsAnswered('kpn-wba', 'KPN'));
     expect(
       seller.notifications.map((n) => (n.body as { event: { buyerId?: string; sellerId?: string } }).event),
     ).toEqual(
@@ -292,7 +310,7 @@ describe('mef-sonata source against a notifying seller', () => {
         .slice(registered + 2)
         .every((call) => call.endsWith(' 200') || call.endsWith(' 201')),
     ).toBe(true);
-    expect(sorted(offers)).toEqual(sorted(catalogueOffers('kpn-wba', 'KPN', examplePlace)));
+    expect(sorted(offers)).toEqual(catalogueOrderedAsAnswered('kpn-wba', 'KPN'));
   });
 
   it('when no inbox is configured, then a source in the notifications mode registers nothing and polls', async () => {
@@ -303,7 +321,7 @@ describe('mef-sonata source against a notifying seller', () => {
 
     expect(calls().some((call) => call.includes('/hub'))).toBe(false);
     expect(calls().filter((call) => call.startsWith('GET')).length).toBeGreaterThan(1);
-    expect(sorted(offers)).toEqual(sorted(catalogueOffers('kpn-wba', 'KPN', examplePlace)));
+    expect(sorted(offers)).toEqual(catalogueOrderedAsAnswered('kpn-wba', 'KPN'));
   });
 
   it('when a seller delivers an event twice, then the second delivery is answered 204 and changes nothing', async () => {

@@ -2,10 +2,14 @@ import { describe, expect, it } from 'vitest';
 import {
   adapterFor,
   catalogueOffers,
+  configuration,
   exampleAddress,
+  exampleInstallPlace,
   queryOf,
   requestRow,
+  rollingTerm,
   seller,
+  sellerAnswers,
   sellerSettings,
   sent,
   simulatedSellerPerTest,
@@ -129,7 +133,29 @@ describe('§4 answers → offers', () => {
         offer.technologyType === 'FTTH' && offer.downloadKbps === 100_000 && offer.contractTermMonths === 12,
     );
     expect(expected).toHaveLength(1);
-    expect(gathering.offers).toEqual(expected);
+    const answered = sellerAnswers(seller.exchanges);
+    expect(gathering.offers).toEqual(
+      expected.map((offer) => ({
+        ...offer,
+        // Ordered with the seller's 12 months (MEF 123 R38), not the 18 asked.
+        orderTerms: {
+          kind: 'mef-sonata',
+          poqId: gathering.poq?.id,
+          poqItemId: '1',
+          quoteId: gathering.quote?.id,
+          quoteItemId: '1',
+          productOfferingId: 'basic-internet-access-ftth-shared',
+          itemTerm: rollingTerm(12),
+          productConfiguration: configuration(100_000, 100_000, 'SHARED'),
+          place: [exampleInstallPlace],
+          validFor: {
+            startDateTime: null,
+            endDateTime: (answered.quote.validFor as { endDateTime: string }).endDateTime,
+          },
+        },
+      })),
+    );
+    expect([answered.poq.id, answered.quote.id]).toEqual([gathering.poq?.id, gathering.quote?.id]);
   });
 
   it('when a Tele2 seller is the source of another network name (B13/B14), then network is the source’s and the types are the offering’s', async () => {

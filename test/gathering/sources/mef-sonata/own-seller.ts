@@ -101,12 +101,15 @@ export function poqAnswer(body: Json, state: string, items: Record<string, Json>
   };
 }
 
-/** A `201` Quote answer echoing the request, with the Quote's state and, per item id, item fields. */
+/**
+ * A `201` Quote answer `quote-1` echoing the request, with the Quote's state, per item id item fields, and
+ * `fields` of the Quote (its `validFor`, …).
+ */
 export function quoteAnswer(
   body: Json,
   state: string,
   items: Record<string, Json>,
-  id = 'quote-1',
+  fields: Json = {},
 ): OwnAnswer {
   const requested = body.quoteItem as Json[];
   return {
@@ -117,10 +120,11 @@ export function quoteAnswer(
         ...((body.relatedContactInformation as Json[] | undefined) ?? []),
         sellerContact,
       ],
-      id,
+      id: 'quote-1',
       quoteDate: '2025-01-06T09:00:00Z',
       state,
       quoteItem: requested.map((item) => ({ ...item, ...items[String(item.id)] })),
+      ...fields,
     },
   };
 }

@@ -4,14 +4,18 @@ import {
   adapterFor,
   catalogueOffers,
   configuration,
+  exampleInstallPlace,
   queryOf,
   requestRow,
+  rollingTerm,
   seller,
+  sellerAnswers,
   sellerSettings,
   sent,
   simulatedSellerPerTest,
   sorted,
   sourceRow,
+  withOrderTerms,
 } from './fixtures.js';
 
 /*
@@ -88,6 +92,17 @@ describe('§2 the POQ request and §3 the Quote request', () => {
       ['FTTH', 'SHARED', 100_000, 100_000, 12],
       ['FTTH', 'SHARED', 100_000, 100_000, 36],
     ]);
+    // Each is ordered through its own quote item and the one POQ item that qualified both.
+    expect(
+      gathering.offers.map((o) => [
+        o.orderTerms?.poqItemId,
+        o.orderTerms?.quoteItemId,
+        o.orderTerms?.itemTerm,
+      ]),
+    ).toEqual([
+      ['6', '1', rollingTerm(12)],
+      ['6', '2', rollingTerm(36)],
+    ]);
     expect(declinedSummary(gathering)).toBe('2 offers; declined: 5 not serviceable');
   });
 
@@ -119,11 +134,15 @@ describe('§2 the POQ request and §3 the Quote request', () => {
     expect(JSON.stringify(sent('poq'))).not.toContain('Tele2');
     expect(sorted(offers)).toEqual(
       sorted(
-        catalogueOffers('tele2', 'Tele2', {
-          countryCode: 'NL',
-          postalCode: '1016XA',
-          city: 'Amsterdam',
-        }).filter((offer) => offer.technologyType === 'VDSL'),
+        withOrderTerms(
+          catalogueOffers('tele2', 'Tele2', {
+            countryCode: 'NL',
+            postalCode: '1016XA',
+            city: 'Amsterdam',
+          }).filter((offer) => offer.technologyType === 'VDSL'),
+          sellerAnswers(seller.exchanges),
+          exampleInstallPlace,
+        ),
       ),
     );
   });

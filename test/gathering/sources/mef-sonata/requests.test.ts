@@ -5,16 +5,21 @@ import {
   catalogueOffers,
   configuration,
   coordinateAddress,
+  coordinateInstallPlace,
   exampleAddress,
+  exampleInstallPlace,
   now,
   queryOf,
   requestRow,
+  rollingTerm,
   seller,
+  sellerAnswers,
   sellerSettings,
   sent,
   simulatedSellerPerTest,
   sorted,
   sourceRow,
+  withOrderTerms,
 } from './fixtures.js';
 
 /*
@@ -23,16 +28,6 @@ import {
  * asks about (§2b) is in requests-candidates.test.ts, what it makes of the answers (§4) in offers.test.ts.
  */
 
-const examplePlace = {
-  '@type': 'FieldedAddress',
-  role: 'INSTALL_LOCATION',
-  streetName: 'Lijnbaansgracht',
-  streetNr: '206',
-  streetNrSuffix: 'H',
-  postcode: '1016XA',
-  city: 'Amsterdam',
-  country: 'NL',
-};
 const contact = { role: 'buyerContactInformation', ...buyerContact };
 
 simulatedSellerPerTest();
@@ -94,7 +89,7 @@ describe('§2 the POQ request and §3 the Quote request', () => {
     const product = {
       productOffering: { id: 'basic-internet-access-ftth-shared' },
       productConfiguration: configuration(100_000, 100_000, 'SHARED'),
-      place: [examplePlace],
+      place: [exampleInstallPlace],
     };
     expect(sent('poq')).toEqual([
       {
@@ -106,6 +101,7 @@ describe('§2 the POQ request and §3 the Quote request', () => {
       },
     ]);
     const poqId = (seller.exchanges[0]?.responseBody as { id: string } | undefined)?.id;
+    const quote = seller.exchanges[1]?.responseBody as { id: string; validFor: { endDateTime: string } };
     expect(sent('quote')).toEqual([
       {
         instantSyncQuote: true,
@@ -128,19 +124,33 @@ describe('§2 the POQ request and §3 the Quote request', () => {
         ],
       },
     ]);
-    expect(offers).toEqual(
-      catalogueOffers('kpn-wba', 'KPN', {
-        countryCode: 'NL',
-        postalCode: '1016XA',
-        city: 'Amsterdam',
-      }).filter(
-        (offer) =>
-          offer.technologyType === 'FTTH' &&
-          offer.downloadKbps === 100_000 &&
-          offer.contractTermMonths === 36,
-      ),
+    const expected = catalogueOffers('kpn-wba', 'KPN', {
+      countryCode: 'NL',
+      postalCode: '1016XA',
+      city: 'Amsterdam',
+    }).filter(
+      (offer) =>
+        offer.technologyType === 'FTTH' && offer.downloadKbps === 100_000 && offer.contractTermMonths === 36,
     );
-    expect(offers).toHaveLength(1);
+    expect(expected).toHaveLength(1);
+    // What ordering it later needs: what was asked and what the seller answered, item by item.
+    expect(offers).toEqual(
+      expected.map((offer) => ({
+        ...offer,
+        orderTerms: {
+          kind: 'mef-sonata',
+          poqId,
+          poqItemId: '1',
+          quoteId: quote.id,
+          quoteItemId: '1',
+          productOfferingId: product.productOffering.id,
+          itemTerm: rollingTerm(36),
+          productConfiguration: product.productConfiguration,
+          place: product.place,
+          validFor: { startDateTime: null, endDateTime: quote.validFor.endDateTime },
+        },
+      })),
+    );
   });
 
   it('when the source is deferred, then P1/Q1 are false and P2/Q3 ask for completion by now + timeoutMs', async () => {
@@ -175,7 +185,7 @@ describe('§2 the POQ request and §3 the Quote request', () => {
       {
         productOffering: { id: 'basic-internet-access-fiber-dia' },
         productConfiguration: configuration(200_000, 200_000, 'DIA'),
-        place: [examplePlace],
+        place: [exampleInstallPlace],
       },
     ]);
     expect(
@@ -201,7 +211,7 @@ describe('§2 the POQ request and §3 the Quote request', () => {
     await adapter.fetchOffers(queryOf(source, request, exampleAddress({ houseNumberAddition: '' })));
 
     const [poq] = sent('poq') as { productOfferingQualificationItem: { product: { place: unknown[] } }[] }[];
-    const { streetNrSuffix: _left, ...withoutAddition } = examplePlace;
+    const { streetNrSuffix: _left, ...withoutAddition } = exampleInstallPlace;
     expect(poq?.productOfferingQualificationItem[0]?.product.place).toEqual([withoutAddition]);
   });
 
@@ -212,20 +222,12 @@ describe('§2 the POQ request and §3 the Quote request', () => {
     const offers = await adapter.fetchOffers(queryOf(source, requestRow(), coordinateAddress()));
 
     const [poq] = sent('poq') as { productOfferingQualificationItem: { product: { place: unknown[] } }[] }[];
-    expect(poq?.productOfferingQualificationItem[0]?.product.place).toEqual([
-      {
-        '@type': 'MEFGeographicPoint',
-        role: 'INSTALL_LOCATION',
-        spatialRef: 'EPSG:4326 WGS 84',
-        x: '52.36801',
-        y: '4.879151',
-      },
-    ]);
-    const expected = catalogueOffers('kpn-wba', 'KPN', {
-      countryCode: 'NL',
-      postalCode: '',
-      city: 'Amsterdam',
-    });
+    expect(poq?.productOfferingQualificationItem[0]?.product.place).toEqual([coordinateInstallPlace]);
+    const expected = withOrderTerms(
+      catalogueOffers('kpn-wba', 'KPN', { countryCode: 'NL', postalCode: '', city: 'Amsterdam' }),
+      sellerAnswers(seller.exchanges),
+      coordinateInstallPlace,
+    );
     expect(expected.length).toBeGreaterThan(0);
     expect(sorted(offers)).toEqual(sorted(expected));
   });
