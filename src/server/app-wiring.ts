@@ -4,11 +4,13 @@ import type { Services } from '../context.js';
 import type { EventRelay } from '../event-relay.js';
 import type { GatheringWorker } from '../gathering/worker.js';
 import type { Logger } from '../logger.js';
+import type { OrderWorker } from '../ordering/worker.js';
 import { MercureHub } from '../rest/mercure.js';
 import { createEventRelay } from './event-relay.js';
 import { createGatheringWorker } from './gathering-worker.js';
 import { createGraphQLServer } from './graphql.js';
 import { AppMetrics } from './metrics.js';
+import { createOrderWorker } from './order-worker.js';
 import { createServices } from './services.js';
 import { createSonataWiring, type SonataWiring } from './sonata-callbacks.js';
 
@@ -29,6 +31,8 @@ export interface AppParts {
   metrics: AppMetrics;
   sonata: SonataWiring;
   worker: GatheringWorker;
+  /** Places and follows supplier orders; runs where the gathering worker runs. */
+  orderWorker: OrderWorker;
   /** The outbox relay: publishes the events the store wrote, on whichever process holds its lease. */
   relay: EventRelay;
   yoga: ReturnType<typeof createGraphQLServer>;
@@ -65,6 +69,7 @@ export async function wireApp(
   });
   const sonata = await createSonataWiring(services);
   worker = createGatheringWorker(services, { sonataSource: sonata.source, metrics });
+  const orderWorker = createOrderWorker(services, sonata);
   const relay = createEventRelay(services);
   return {
     role,
@@ -74,6 +79,7 @@ export async function wireApp(
     metrics,
     sonata,
     worker,
+    orderWorker,
     relay,
     yoga: createGraphQLServer(services, { plugins: [metrics.graphqlPlugin] }),
     dispose: async () => {

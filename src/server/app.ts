@@ -87,7 +87,10 @@ export async function startApp(
         })
       : null;
   if (config.EVENT_RELAY === 'on') parts.relay.start();
-  if (parts.runsWorker && options.startWorker !== false) parts.worker.start();
+  if (parts.runsWorker && options.startWorker !== false) {
+    parts.worker.start();
+    parts.orderWorker.start();
+  }
   let stopping: Promise<void> | null = null;
   return {
     ...addressOf(server, config),

@@ -14,7 +14,7 @@ export interface StoppableParts {
   /** The graphql-ws server, null where the instance serves none (a worker). */
   webSockets: { close(): Promise<void> } | null;
   inFlight: InFlightRequests;
-  parts: Pick<AppParts, 'services' | 'mercure' | 'worker' | 'relay' | 'dispose'>;
+  parts: Pick<AppParts, 'services' | 'mercure' | 'worker' | 'orderWorker' | 'relay' | 'dispose'>;
 }
 
 /**
@@ -40,7 +40,7 @@ export async function stopGracefully(stoppable: StoppableParts): Promise<void> {
   await parts.mercure.close();
   inFlight.endEventStreams();
   // Gives the leases of running tasks back at once, so workers elsewhere take them.
-  await parts.worker.stop();
+  await Promise.all([parts.worker.stop(), parts.orderWorker.stop()]);
   const drained = await inFlight.drained(config.SHUTDOWN_TIMEOUT_SECONDS * 1000);
   if (!drained)
     parts.services.logger.warn({ requests: inFlight.count }, 'shutdown: requests cut off after the timeout');

@@ -42,8 +42,9 @@ export interface SonataOrderTerms {
   /** `productOffering.id` of the quoted product. */
   productOfferingId: string;
   /**
-   * The quoted term; null when the seller's quote item carried none (the order then asks for the term of
-   * the product's `contractTermMonths` in `calendarMonths`, `roll` at its end).
+   * The quoted term: the seller's `quoteItemTerm[0]`, or the term asked for when the seller's lacks a name or
+   * end-of-term action. Null only for terms stored without one (the order then asks for the line's
+   * `contractTermMonths` in `calendarMonths`, `roll` at its end).
    */
   itemTerm: SonataItemTerm | null;
   /** The `MEFProductConfiguration` (with its `@type`) the Quote was asked for, as JSON. */

@@ -1,0 +1,238 @@
+/**
+ * One step of a supplier order at a MEF LSO Sonata seller (issue "Orders, part 1", items 2–5): place it
+ * (`POST /productOrder`, after `GET /productOrder?externalId=…` when an earlier attempt may have posted),
+ * or read it (`GET /productOrder/{id}`), with the charges of its items and the delivered products.
+ */
+import type { OrderCharge, OrderLineRow, SupplierLineProgress } from '../db/rows.js';
+import type { SonataCallScope } from '../gathering/sources/mef-sonata/client.js';
+import {
+  type SonataSourceSettings,
+  sonataSourceSettingsSchema,
+} from '../gathering/sources/mef-sonata/settings.js';
+import { storedSonataSettings } from '../gathering/sources/mef-sonata/stored.js';
+import { SourceError } from '../gathering/sources/types.js';
+import type { SonataChargeView, SonataOrderItemView, SonataOrderView } from './mef-sonata/order-answers.js';
+import { sonataBillingAccountId, sonataOrderContact } from './mef-sonata/order-request.js';
+import { lineStatusOf } from './mef-sonata/order-states.js';
+import type { SonataOrdering } from './mef-sonata/ordering-client.js';
+import type { SupplierOrderStep, SupplierOrderStepper } from './worker.js';
+
+/** What the Sonata step needs. */
+export interface SonataStepOptions {
+  ordering: SonataOrdering;
+  now: () => Date;
+  /** The code of an instance (the default billing account, `sonataBillingAccountId`). */
+  instanceCode: (instanceId: string) => Promise<string>;
+}
+
+/** Charge states after which the seller changes a charge no more (MEF 123 `MEFProductOrderChargeStateType`). */
+const finalChargeStates = new Set(['completed', 'timeout', 'withdrawnBySeller']);
+
+/**
+ * The wait before the next read of a placed order: the source's poll back-off (`poll.initialDelayMs`,
+ * doubling per attempt up to `poll.maxDelayMs`), as its POQs and Quotes are polled.
+ */
+export function nextPollDelayMs(settings: SonataSourceSettings, attempts: number): number {
+  const { initialDelayMs, maxDelayMs } = settings.poll;
+  return Math.min(maxDelayMs, initialDelayMs * 2 ** Math.min(20, Math.max(0, attempts - 1)));
+}
+
+function chargeOf(view: SonataChargeView): OrderCharge {
+  return {
+    id: view.id,
+    state: view.state,
+    responseDueDate: view.responseDueDate,
+    items: view.items.map((item) => ({
+      id: item.id,
+      priceType: item.priceType,
+      priceCategory: item.priceCategory,
+      amountMinor: item.amountMinor,
+      currency: item.currency,
+      blocking: item.blocking,
+      state: item.state,
+    })),
+  };
+}
+
+const dateOrNull = (value: string | null) => (value === null ? null : new Date(value));
+
+/** The step's failure codes of a line the seller ended unhappily. */
+function lineError(item: SonataOrderItemView): { errorCode: string | null; errorMessage: string | null } {
+  const status = lineStatusOf(item.state);
+  if (status !== 'failed' && status !== 'cancelled') return { errorCode: null, errorMessage: null };
+  const code = item.state.startsWith('rejected')
+    ? 'SUPPLIER_REJECTED'
+    : status === 'cancelled'
+      ? 'SUPPLIER_CANCELLED'
+      : 'SUPPLIER_FAILED';
+  return { errorCode: code, errorMessage: item.errorMessage ?? `The seller’s item ended ${item.state}.` };
+}
+
+/**
+ * A line's progress from its item of the seller's order: status, MEF state, dates, milestones, its charges
+ * (read again until final; the awaited ones of a held item found through `GET /charge`), and the delivered
+ * product once completed (R61).
+ */
+async function lineProgress(
+  ordering: SonataOrdering,
+  scope: SonataCallScope,
+  view: SonataOrderView,
+  line: OrderLineRow,
+  item: SonataOrderItemView,
+  awaited: readonly SonataChargeView[],
+): Promise<SupplierLineProgress> {
+  const status = lineStatusOf(item.state);
+  const known = new Map(line.charges.map((charge) => [charge.id, charge]));
+  for (const charge of awaited) {
+    if (charge.productOrderItemId === item.id) known.set(charge.id, chargeOf(charge));
+  }
+  for (const id of item.chargeIds) {
+    if (!known.has(id)) known.set(id, chargeOf(await ordering.retrieveCharge(scope, id)));
+  }
+  for (const [id, charge] of known) {
+    const fresh = awaited.some((each) => each.id === id);
+    if (!fresh && !finalChargeStates.has(charge.state)) {
+      known.set(id, chargeOf(await ordering.retrieveCharge(scope, id)));
+    }
+  }
+  const progress: SupplierLineProgress = {
+    lineId: line.id,
+    status,
+    supplierStatus: item.state,
+    supplierOrderId: view.id,
+    supplierItemId: item.id,
+    expectedCompletionDate: dateOrNull(item.expectedCompletionDate),
+    completionDate: dateOrNull(item.completionDate),
+    milestones: item.milestones,
+    charges: [...known.values()],
+    ...lineError(item),
+  };
+  if (status === 'completed' && item.productId && line.inventoryProductId !== item.productId) {
+    const product = await ordering.retrieveProduct(scope, item.productId);
+    progress.inventoryProductId = product.id;
+    progress.inventoryProductStatus = product.status;
+  }
+  return progress;
+}
+
+/**
+ * The Sonata step of the order worker.
+ *
+ * - Placing: the items are the supplier order's lines (item id = line id) with their quote terms; the
+ *   contact is the order's, else the source's buyer contact; the billing account `sonataBillingAccountId`.
+ *   From the second attempt on, the seller order is first looked up by `externalId` (= the supplier order's
+ *   id): a crash after the POST cannot create it twice.
+ * - Following: the order is read, each line updated from its item; once every item has ended, the supplier
+ *   order ends.
+ * - A retryable failure (timeouts, 5xx, throttling) is recorded and tried again after the back-off; a final
+ *   one before the seller has the order (its 400/422, bad settings) fails the lines with its code; after it
+ *   has the order, reading goes on at the longest back-off (the order exists, and must not be lost).
+ */
+export function createSonataOrderStep(options: SonataStepOptions): SupplierOrderStepper {
+  const { ordering, now } = options;
+  return async (claimed, signal): Promise<SupplierOrderStep> => {
+    const { supplierOrder, source, order, lines } = claimed;
+    const unchanged = {
+      status: supplierOrder.status,
+      sellerOrderId: supplierOrder.sellerOrderId,
+      sellerState: supplierOrder.sellerState,
+    };
+    const failLines = (code: string, message: string): SupplierOrderStep => ({
+      ...unchanged,
+      status: 'ended',
+      nextCheckAt: null,
+      errorCode: code,
+      errorMessage: message,
+      lines: lines.map((line) => ({
+        lineId: line.id,
+        status: 'failed',
+        errorCode: code,
+        errorMessage: message,
+      })),
+    });
+    const parsed = sonataSourceSettingsSchema.safeParse(storedSonataSettings(source));
+    if (!parsed.success) return failLines('NOT_CONFIGURED', 'The source has no valid MEF Sonata settings.');
+    const settings = parsed.data;
+    const scope: SonataCallScope = {
+      source,
+      settings,
+      deadline: AbortSignal.any([signal, AbortSignal.timeout(source.timeoutMs)]),
+      querySignal: signal,
+    };
+    try {
+      let view: SonataOrderView | null = null;
+      if (supplierOrder.sellerOrderId === null) {
+        if (supplierOrder.attempts > 1) view = await ordering.findByExternalId(scope, supplierOrder.id);
+        view ??= await ordering.create(scope, {
+          externalId: supplierOrder.id,
+          requestedCompletionDate: order.requestedCompletionDate,
+          contact: order.contact
+            ? {
+                name: order.contact.name,
+                emailAddress: order.contact.emailAddress,
+                ...(order.contact.number ? { number: order.contact.number } : {}),
+              }
+            : sonataOrderContact(settings),
+          billingAccountId: sonataBillingAccountId(settings, await options.instanceCode(order.instanceId)),
+          endCustomerName: claimed.customer.name,
+          items: lines.flatMap((line) =>
+            line.orderTerms
+              ? [{ id: line.id, terms: line.orderTerms, contractTermMonths: line.contractTermMonths ?? 12 }]
+              : [],
+          ),
+        });
+      } else {
+        view = await ordering.retrieve(scope, supplierOrder.sellerOrderId);
+      }
+      const held = view.items.some((item) => item.state === 'held');
+      const awaited = held
+        ? await Promise.all(
+            (await ordering.awaitedCharges(scope, view.id)).map((id) => ordering.retrieveCharge(scope, id)),
+          )
+        : [];
+      const progress: SupplierLineProgress[] = [];
+      for (const line of lines) {
+        const item = view.items.find((each) => each.id === line.id);
+        if (item) progress.push(await lineProgress(ordering, scope, view, line, item, awaited));
+      }
+      const ended =
+        progress.length === lines.length &&
+        progress.every(
+          (step) => step.status === 'completed' || step.status === 'failed' || step.status === 'cancelled',
+        );
+      return {
+        status: ended ? 'ended' : 'following',
+        sellerOrderId: view.id,
+        sellerState: view.state,
+        nextCheckAt: ended
+          ? null
+          : new Date(now().getTime() + nextPollDelayMs(settings, supplierOrder.attempts)),
+        errorCode: null,
+        errorMessage: null,
+        lines: progress,
+      };
+    } catch (error) {
+      const failure =
+        error instanceof SourceError
+          ? error
+          : new SourceError('SOURCE_ERROR', 'The seller could not be asked; it is tried again.', true);
+      if (signal.aborted && !(error instanceof SourceError && error.code === 'TIMEOUT')) {
+        // The worker stops: whoever claims next takes it up at once.
+        return { ...unchanged, nextCheckAt: now(), errorCode: null, errorMessage: null, lines: [] };
+      }
+      if (!failure.retryable && supplierOrder.sellerOrderId === null) {
+        return failLines(failure.code, failure.message);
+      }
+      const delay = failure.retryable
+        ? nextPollDelayMs(settings, supplierOrder.attempts)
+        : settings.poll.maxDelayMs;
+      return {
+        ...unchanged,
+        nextCheckAt: new Date(now().getTime() + delay),
+        errorCode: failure.code,
+        errorMessage: failure.message,
+        lines: [],
+      };
+    }
+  };
+}

@@ -1,0 +1,154 @@
+import type { Clock } from '../clock.js';
+import type { ClaimedSupplierOrder, StoreOperations, SupplierOrderProgress } from '../db/rows.js';
+import type { Logger } from '../logger.js';
+
+/** What one step of a supplier order's task found: everything of {@link SupplierOrderProgress} but its fence. */
+export type SupplierOrderStep = Omit<SupplierOrderProgress, 'supplierOrderId' | 'owner' | 'now'>;
+
+/**
+ * One step of a supplier order: place it when the seller does not know it yet, else read its progress.
+ * Must not throw for what a seller does (a failure is a step with an error and a next check); it is
+ * aborted through `signal` when the worker stops.
+ */
+export type SupplierOrderStepper = (
+  claimed: ClaimedSupplierOrder,
+  signal: AbortSignal,
+) => Promise<SupplierOrderStep>;
+
+/** How the order worker runs. */
+export interface OrderWorkerOptions {
+  db: Pick<StoreOperations, 'claimSupplierOrders' | 'recordSupplierOrderProgress'>;
+  clock: Clock;
+  logger: Logger;
+  /** The step for a claimed supplier order (by its source's type; `mef-sonata` today). */
+  step: SupplierOrderStepper;
+  /** Owner name of this worker's leases. */
+  owner: string;
+  /** How long a claim holds a supplier order (ms); a step longer than that is discarded. */
+  leaseMs: number;
+  /** Most supplier orders stepped at once. */
+  concurrency: number;
+  /** Longest sleep between two looks at the due supplier orders when nothing wakes the worker (ms). */
+  idlePollMs: number;
+  /** Told after a recorded step wrote an order's event, so the outbox relay publishes it now. */
+  onChanges: () => void;
+}
+
+/**
+ * The durable task that places and follows supplier orders (issue "Orders, part 1", item 2): it claims due
+ * supplier orders under a lease (`claimSupplierOrders`), takes one step of each, and records the step with
+ * its lines' progress fenced on the lease (`recordSupplierOrderProgress`). Everything lives in the store:
+ * a process killed mid-step leaves a lease that expires, and the next claim — here or in another process —
+ * takes the supplier order again (the step then looks the seller order up by its `externalId` before it
+ * posts, so each is created once).
+ */
+export class OrderWorker {
+  private readonly stopController = new AbortController();
+  private readonly inFlight = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private started = false;
+
+  constructor(private readonly options: OrderWorkerOptions) {}
+
+  /** Starts looking for due supplier orders, now and every `idlePollMs`. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.wake();
+  }
+
+  /** Looks for due supplier orders now (an order was placed, or a seller notified a change). */
+  wake(): void {
+    if (!this.started || this.stopController.signal.aborted) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.running = this.pump().finally(() => {
+      this.running = null;
+      if (this.stopController.signal.aborted) return;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      } else this.timer = setTimeout(() => this.wake(), this.options.idlePollMs);
+    });
+  }
+
+  /** Stops claiming; steps under way are aborted and recorded as due at once, for whoever claims next. */
+  async stop(): Promise<void> {
+    this.stopController.abort();
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+    await Promise.all([...this.inFlight]);
+  }
+
+  private async pump(): Promise<void> {
+    const { options } = this;
+    const free = options.concurrency - this.inFlight.size;
+    if (free <= 0) return;
+    let claimed: ClaimedSupplierOrder[];
+    try {
+      claimed = await options.db.claimSupplierOrders(
+        options.owner,
+        options.clock.now(),
+        options.leaseMs,
+        free,
+      );
+    } catch (error) {
+      options.logger.warn({ err: error }, 'claiming supplier orders failed');
+      return;
+    }
+    for (const one of claimed) {
+      const run = this.run(one).finally(() => {
+        this.inFlight.delete(run);
+        this.wake();
+      });
+      this.inFlight.add(run);
+    }
+  }
+
+  private async run(claimed: ClaimedSupplierOrder): Promise<void> {
+    const { options } = this;
+    const log = options.logger.child({
+      supplierOrderId: claimed.supplierOrder.id,
+      orderId: claimed.order.id,
+      sourceId: claimed.source.id,
+    });
+    const signal = AbortSignal.any([
+      this.stopController.signal,
+      AbortSignal.timeout(Math.floor(options.leaseMs * 0.8)),
+    ]);
+    let step: SupplierOrderStep;
+    try {
+      step = await options.step(claimed, signal);
+    } catch (error) {
+      log.warn({ err: error }, 'supplier order step failed unexpectedly');
+      const { supplierOrder } = claimed;
+      step = {
+        status: supplierOrder.status,
+        sellerOrderId: supplierOrder.sellerOrderId,
+        sellerState: supplierOrder.sellerState,
+        nextCheckAt: new Date(options.clock.now().getTime() + options.idlePollMs),
+        errorCode: 'ORDER_STEP_FAILED',
+        errorMessage: 'The step failed unexpectedly; it is tried again.',
+        lines: [],
+      };
+    }
+    try {
+      const record = await options.db.recordSupplierOrderProgress({
+        ...step,
+        supplierOrderId: claimed.supplierOrder.id,
+        owner: options.owner,
+        now: options.clock.now(),
+      });
+      if (!record) log.warn('lease lost before the step was recorded; its result was discarded');
+      else options.onChanges();
+    } catch (error) {
+      log.error({ err: error }, 'recording a supplier order step failed');
+    }
+  }
+}

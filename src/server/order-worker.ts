@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Services } from '../context.js';
+import { SonataClient } from '../gathering/sources/mef-sonata/client.js';
+import { SonataOrdering } from '../ordering/mef-sonata/ordering-client.js';
+import { createSonataOrderStep } from '../ordering/sonata-step.js';
+import { OrderWorker } from '../ordering/worker.js';
+import type { SonataWiring } from './sonata-callbacks.js';
+
+/**
+ * The order worker of an instance, not started (issue "Orders, part 1"): it places and follows supplier
+ * orders at their Sonata sellers through the `mef-sonata` source's client — the same token cache and
+ * resilience policy (bulkhead, retries, breaker) its gathering uses, so one seller sees one buyer. Its
+ * lease, pace and width are the gathering worker's (`GATHERING_LEASE_SECONDS`, `GATHERING_IDLE_POLL_MS`,
+ * `GATHERING_CONCURRENCY`); a placed order wakes it (`services.events.onWritten`).
+ *
+ * @returns the worker; `start()` it with the gathering worker, `stop()` it before the store closes.
+ */
+export function createOrderWorker(services: Services, sonata: SonataWiring): OrderWorker {
+  const { config } = services;
+  const now = () => services.clock.now();
+  const client = new SonataClient(sonata.source.policies, sonata.source.tokens, now);
+  const codes = new Map<string, string>();
+  const worker = new OrderWorker({
+    db: services.db,
+    clock: services.clock,
+    logger: services.logger.child({ component: 'ordering' }),
+    owner: `${hostname()}:${process.pid}:${randomUUID()}`,
+    step: createSonataOrderStep({
+      ordering: new SonataOrdering(client),
+      now,
+      instanceCode: async (instanceId) => {
+        let code = codes.get(instanceId);
+        if (code === undefined) {
+          code = (await services.db.findInstance(instanceId))?.code ?? instanceId;
+          codes.set(instanceId, code);
+        }
+        return code;
+      },
+    }),
+    leaseMs: config.GATHERING_LEASE_SECONDS * 1000,
+    concurrency: config.GATHERING_CONCURRENCY,
+    idlePollMs: config.GATHERING_IDLE_POLL_MS,
+    onChanges: () => services.events.written(),
+  });
+  services.events.onWritten(() => worker.wake());
+  return worker;
+}
