@@ -3,7 +3,10 @@ import type { ClaimedSupplierOrder, StoreOperations, SupplierOrderProgress } fro
 import type { Logger } from '../logger.js';
 
 /** What one step of a supplier order's task found: everything of {@link SupplierOrderProgress} but its fence. */
-export type SupplierOrderStep = Omit<SupplierOrderProgress, 'supplierOrderId' | 'owner' | 'now'>;
+export type SupplierOrderStep = Omit<
+  SupplierOrderProgress,
+  'supplierOrderId' | 'owner' | 'now' | 'claimedAt'
+>;
 
 /**
  * One step of a supplier order: place it when the seller does not know it yet, else read its progress.
@@ -143,6 +146,7 @@ export class OrderWorker {
         ...step,
         supplierOrderId: claimed.supplierOrder.id,
         owner: options.owner,
+        claimedAt: claimed.supplierOrder.updatedAt,
         now: options.clock.now(),
       });
       if (!record) log.warn('lease lost before the step was recorded; its result was discarded');

@@ -140,6 +140,8 @@ export interface SupplierOrderRow {
   leaseExpiresAt: Date | null;
   /** When the task is due again (placing, the next poll); null once ended. */
   nextCheckAt: Date | null;
+  /** When a seller's notification last made it due (`hurrySupplierOrders`). */
+  hurriedAt: Date | null;
   errorCode: string | null;
   errorMessage: string | null;
   createdAt: Date;
@@ -198,8 +200,13 @@ export interface SupplierOrderProgress {
   status: SupplierOrderStatus;
   sellerOrderId: string | null;
   sellerState: string | null;
-  /** When to look again (null once ended); the lease is released either way. */
+  /**
+   * When to look again (null once ended); the lease is released either way. A supplier order hurried
+   * after `claimedAt` (a notification came while the step ran) is due at `now` instead.
+   */
   nextCheckAt: Date | null;
+  /** When this step's claim was made (the claimed row's `updatedAt`). */
+  claimedAt: Date;
   errorCode: string | null;
   errorMessage: string | null;
   lines: SupplierLineProgress[];
@@ -305,6 +312,14 @@ export interface OrderOperations {
    * order's event. @returns the order's record, or undefined when the line or charge is not there.
    */
   updateOrderLineCharge: (update: LineChargeUpdate) => Promise<OrderRecord | undefined>;
+  /**
+   * Makes a source's supplier orders that are not ended due at `now` — those of the seller order
+   * `sellerOrderId`, or all of the source's when null (a Charge event names no order) — and marks them
+   * hurried, so a step running meanwhile is followed by another (a seller's notification, MEF 123 §8).
+   *
+   * @returns how many were hurried.
+   */
+  hurrySupplierOrders: (sourceId: string, sellerOrderId: string | null, now: Date) => Promise<number>;
   /** The supplier orders of an order (for tests and operators). Reads only. */
   listSupplierOrders: (orderId: string) => Promise<SupplierOrderRow[]>;
 }

@@ -63,6 +63,7 @@ export function newOrderRows(input: NewOrder): {
       leaseOwner: null,
       leaseExpiresAt: null,
       nextCheckAt: input.now,
+      hurriedAt: null,
       errorCode: null,
       errorMessage: null,
       ...stamps,

@@ -55,6 +55,7 @@ CREATE TABLE "supplier_orders" (
 	"lease_owner" text,
 	"lease_expires_at" timestamp (3) with time zone,
 	"next_check_at" timestamp (3) with time zone,
+	"hurried_at" timestamp (3) with time zone,
 	"error_code" text,
 	"error_message" text,
 	"created_at" timestamp (3) with time zone NOT NULL,

@@ -205,7 +205,7 @@ export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = as
         status: progress.status,
         sellerOrderId: progress.sellerOrderId,
         sellerState: progress.sellerState,
-        nextCheckAt: progress.nextCheckAt,
+        nextCheckAt: hurriedSince(progress),
         errorCode: progress.errorCode,
         errorMessage: progress.errorMessage,
         leaseOwner: null,
@@ -286,6 +286,31 @@ export const updateOrderLineCharge: Op<'updateOrderLineCharge'> = async (db, upd
     await tx.update(orderLines).set({ charges, updatedAt: update.now }).where(eq(orderLines.id, line.id));
     return touchOrder(tx, update.orderId, update.now);
   });
+
+/**
+ * The next check a step records: `now` when a notification hurried the supplier order after the step's
+ * claim (its event may not be in what the step read), else the step's own.
+ */
+function hurriedSince(progress: { claimedAt: Date; nextCheckAt: Date | null; now: Date }): SQL {
+  const { claimedAt, nextCheckAt, now } = progress;
+  const at = (date: Date | null) => sql.param(date, supplierOrders.nextCheckAt);
+  return sql`case when ${supplierOrders.hurriedAt} >= ${at(claimedAt)}::timestamptz and ${supplierOrders.status} <> 'ended' then ${at(now)}::timestamptz else ${at(nextCheckAt)}::timestamptz end`;
+}
+
+export const hurrySupplierOrders: Op<'hurrySupplierOrders'> = async (db, sourceId, sellerOrderId, now) => {
+  const rows = await db
+    .update(supplierOrders)
+    .set({ nextCheckAt: now, hurriedAt: now })
+    .where(
+      and(
+        eq(supplierOrders.sourceId, sourceId),
+        ne(supplierOrders.status, 'ended'),
+        sellerOrderId === null ? undefined : eq(supplierOrders.sellerOrderId, sellerOrderId),
+      ),
+    )
+    .returning({ id: supplierOrders.id });
+  return rows.length;
+};
 
 export const listSupplierOrders: Op<'listSupplierOrders'> = async (db, orderId) =>
   db

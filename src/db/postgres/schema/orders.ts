@@ -66,6 +66,8 @@ export const supplierOrders = pgTable(
     leaseOwner: text(),
     leaseExpiresAt: instant(),
     nextCheckAt: instant(),
+    /** When a seller's notification last asked for a read: a step that began before reads again at once. */
+    hurriedAt: instant(),
     errorCode: text(),
     errorMessage: text(),
     ...timestamps,

@@ -68,6 +68,7 @@ CREATE TABLE `supplier_orders` (
 	`lease_owner` text,
 	`lease_expires_at` integer,
 	`next_check_at` integer,
+	`hurried_at` integer,
 	`error_code` text,
 	`error_message` text,
 	`created_at` integer NOT NULL,

@@ -65,6 +65,8 @@ export const supplierOrders = sqliteTable(
     leaseOwner: text(),
     leaseExpiresAt: integer({ mode: 'timestamp_ms' }),
     nextCheckAt: integer({ mode: 'timestamp_ms' }),
+    /** When a seller's notification last asked for a read: a step that began before reads again at once. */
+    hurriedAt: integer({ mode: 'timestamp_ms' }),
     errorCode: text(),
     errorMessage: text(),
     ...timestamps,
