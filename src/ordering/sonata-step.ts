@@ -37,7 +37,8 @@ export function nextPollDelayMs(settings: SonataSourceSettings, attempts: number
   return Math.min(maxDelayMs, initialDelayMs * 2 ** Math.min(20, Math.max(0, attempts - 1)));
 }
 
-function chargeOf(view: SonataChargeView): OrderCharge {
+/** A seller's Charge as an order line keeps it. */
+export function chargeOf(view: SonataChargeView): OrderCharge {
   return {
     id: view.id,
     state: view.state,

@@ -1,9 +1,33 @@
 /** The REST paths of orders (issue "Orders, part 1", item 7), mapped to the order resolvers. */
+import { respondToCharge } from '../resolvers/order-charges.js';
 import { getOrder, listOrders, placeOrder, updateManualOrderLine } from '../resolvers/orders.js';
 import { paginationDocument } from './documents.js';
 import { camelizeBody } from './keys.js';
 import { orderDocument } from './order-documents.js';
 import type { Route } from './route.js';
+
+/** `POST /orders/{id}/lines/{line_id}/charges/{charge_id}/accept` or `…/decline`. */
+function chargeAnswerRoute(accept: boolean): Route {
+  return {
+    method: 'POST',
+    path: `/orders/:id/lines/:line_id/charges/:charge_id/${accept ? 'accept' : 'decline'}`,
+    authenticated: true,
+    body: false,
+    handle: async ({ ctx, params }) => ({
+      status: 200,
+      body: {
+        data: orderDocument(
+          await respondToCharge(ctx, {
+            orderId: params.id ?? '',
+            lineId: params.line_id ?? '',
+            chargeId: params.charge_id ?? '',
+            accept,
+          }),
+        ),
+      },
+    }),
+  };
+}
 
 export const orderRoutes: Route[] = [
   {
@@ -58,4 +82,6 @@ export const orderRoutes: Route[] = [
       },
     }),
   },
+  chargeAnswerRoute(true),
+  chargeAnswerRoute(false),
 ];

@@ -2,6 +2,7 @@ import type { OrderCharge as OrderChargeRow, OrderLineRow, OrderRecord } from '.
 import { orderLineFulfilments, orderLineStatuses, orderStatuses } from '../db/values.js';
 import { toMajorUnits } from '../money.js';
 import { findCustomerForViewer } from '../resolvers/customers.js';
+import { respondToCharge } from '../resolvers/order-charges.js';
 import { orderUpdates } from '../resolvers/order-events.js';
 import {
   findOrderForViewer,
@@ -236,6 +237,36 @@ builder.mutationField('updateManualOrderLine', (t) =>
     resolve: async (_root, args, ctx) => {
       const { orderId, lineId, status, note } = args.input;
       return { order: await updateManualOrderLine(ctx, String(orderId), String(lineId), { status, note }) };
+    },
+  }),
+);
+
+const RespondToChargeInput = builder.inputType('RespondToChargeInput', {
+  fields: (t) => ({
+    orderId: t.id({ required: true }),
+    lineId: t.id({ required: true }),
+    chargeId: t.id({ required: true }),
+    accept: t.boolean({ required: true, description: 'true accepts every charge item, false rejects them.' }),
+  }),
+});
+
+builder.mutationField('respondToCharge', (t) =>
+  t.field({
+    type: OrderPayload('RespondToChargePayload'),
+    description:
+      'Accepts or declines a seller’s charge on a supplier line (REST: POST /orders/{id}/lines/{line_id}/' +
+      'charges/{charge_id}/accept or /decline). Needs INSTANCE_ADMIN or ORDERING.',
+    args: { input: t.arg({ type: RespondToChargeInput, required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const { orderId, lineId, chargeId, accept } = args.input;
+      return {
+        order: await respondToCharge(ctx, {
+          orderId: String(orderId),
+          lineId: String(lineId),
+          chargeId: String(chargeId),
+          accept,
+        }),
+      };
     },
   }),
 );

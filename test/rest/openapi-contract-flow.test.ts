@@ -119,6 +119,15 @@ describe('REST responses of the contract flow', () => {
       body: { status: 'completed', note: 'Delivered' },
     });
     expect(moved.body.data.lines[0].status).toBe('completed');
+    for (const verb of ['accept', 'decline']) {
+      const line = order.body.data.lines[0].id;
+      const unknown = await call(
+        api,
+        'POST',
+        `/orders/${orderId}/lines/${line}/charges/no-such-charge/${verb}`,
+      );
+      expect(unknown.status).toBe(404);
+    }
   });
 
   it('when a POST is repeated with its Idempotency-Key, then the replay matches the document too', async () => {

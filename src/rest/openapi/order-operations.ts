@@ -41,4 +41,25 @@ export const orderOperations: Record<string, OperationSpec> = {
     response: { status: 200, description: 'The order with the line moved.', body: orderBody },
     problems: [409],
   },
+  'POST /orders/:id/lines/:line_id/charges/:charge_id/accept': {
+    operationId: 'acceptOrderCharge',
+    tag: 'Orders',
+    summary: 'Accept a seller’s charge',
+    description:
+      'Accepts every item of a charge the seller put on a supplier line (MEF 123 `PATCH /charge/{id}`); the ' +
+      'line then shows the charge as the seller answered. A charge answered already, or past its ' +
+      '`response_due_date` (it then shows `timeout`), answers 409. Needs `instance_admin` or `ordering`.',
+    response: { status: 200, description: 'The order with the charge answered.', body: orderBody },
+    problems: [503],
+  },
+  'POST /orders/:id/lines/:line_id/charges/:charge_id/decline': {
+    operationId: 'declineOrderCharge',
+    tag: 'Orders',
+    summary: 'Decline a seller’s charge',
+    description:
+      'Rejects every item of a charge the seller put on a supplier line. A declined blocking charge ends the ' +
+      'item as the seller says (MEF 123: `failed`). 409 as for accepting.',
+    response: { status: 200, description: 'The order with the charge answered.', body: orderBody },
+    problems: [503],
+  },
 };
