@@ -50,6 +50,12 @@ export interface StoredHubListeners {
   fingerprint: string;
   poq: string | null;
   quote: string | null;
+  /** The order hub's listener (MEF 123), once ordering registered one; absent before. */
+  order?: string | null;
+  /** The `query` the order listener was registered with (its event types). */
+  orderQuery?: string;
+  /** False while only the order listener is registered (the POQ and Quote ones come with the first query). */
+  gatheringListeners?: false;
 }
 
 /** Kinds of quote lines, by the catalogue their product comes from. */

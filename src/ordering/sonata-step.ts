@@ -15,6 +15,7 @@ import type { SonataChargeView, SonataOrderItemView, SonataOrderView } from './m
 import { sonataBillingAccountId, sonataOrderContact } from './mef-sonata/order-request.js';
 import { lineStatusOf } from './mef-sonata/order-states.js';
 import type { SonataOrdering } from './mef-sonata/ordering-client.js';
+import type { OrderListeners } from './order-listeners.js';
 import type { SupplierOrderStep, SupplierOrderStepper } from './worker.js';
 
 /** What the Sonata step needs. */
@@ -23,7 +24,15 @@ export interface SonataStepOptions {
   now: () => Date;
   /** The code of an instance (the default billing account, `sonataBillingAccountId`). */
   instanceCode: (instanceId: string) => Promise<string>;
+  /** Registers each source's order listener before its first order (none without a callback URL). */
+  listeners?: OrderListeners;
 }
+
+/**
+ * How long a supplier order followed through notifications waits for one before it reads anyway (ms): a
+ * lost notification delays a change, never loses it.
+ */
+export const NOTIFIED_SAFETY_READ_MS = 60_000;
 
 /** Charge states after which the seller changes a charge no more (MEF 123 `MEFProductOrderChargeStateType`). */
 const finalChargeStates = new Set(['completed', 'timeout', 'withdrawnBySeller']);
@@ -160,6 +169,15 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
       deadline: AbortSignal.any([signal, AbortSignal.timeout(source.timeoutMs)]),
       querySignal: signal,
     };
+    let notified = false;
+    try {
+      // Registered before the order is placed, so no event of it is missed; polling covers a failure.
+      // Every mode registers (R103: at least `chargeCreateEvent`); only `notifications` stops polling.
+      const listener = (await options.listeners?.ensure(scope)) ?? null;
+      notified = settings.interaction === 'notifications' && listener !== null;
+    } catch {
+      notified = false;
+    }
     try {
       let view: SonataOrderView | null = null;
       if (supplierOrder.sellerOrderId === null) {
@@ -207,7 +225,10 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
         sellerState: view.state,
         nextCheckAt: ended
           ? null
-          : new Date(now().getTime() + nextPollDelayMs(settings, supplierOrder.attempts)),
+          : new Date(
+              now().getTime() +
+                (notified ? NOTIFIED_SAFETY_READ_MS : nextPollDelayMs(settings, supplierOrder.attempts)),
+            ),
         errorCode: null,
         errorMessage: null,
         lines: progress,

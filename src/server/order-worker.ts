@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Services } from '../context.js';
 import { SonataClient } from '../gathering/sources/mef-sonata/client.js';
 import { SonataOrdering } from '../ordering/mef-sonata/ordering-client.js';
+import { OrderListeners } from '../ordering/order-listeners.js';
 import { createSonataOrderStep } from '../ordering/sonata-step.js';
 import { OrderWorker } from '../ordering/worker.js';
 import type { SonataWiring } from './sonata-callbacks.js';
@@ -12,7 +13,9 @@ import type { SonataWiring } from './sonata-callbacks.js';
  * orders at their Sonata sellers through the `mef-sonata` source's client — the same token cache and
  * resilience policy (bulkhead, retries, breaker) its gathering uses, so one seller sees one buyer. Its
  * lease, pace and width are the gathering worker's (`GATHERING_LEASE_SECONDS`, `GATHERING_IDLE_POLL_MS`,
- * `GATHERING_CONCURRENCY`); a placed order wakes it (`services.events.onWritten`).
+ * `GATHERING_CONCURRENCY`); a placed order wakes it (`services.events.onWritten`), and so does a seller's
+ * order notification at this process's callback route. With `PUBLIC_BASE_URL` it registers each source's
+ * order listener (`OrderListeners`).
  *
  * @returns the worker; `start()` it with the gathering worker, `stop()` it before the store closes.
  */
@@ -20,6 +23,7 @@ export function createOrderWorker(services: Services, sonata: SonataWiring): Ord
   const { config } = services;
   const now = () => services.clock.now();
   const client = new SonataClient(sonata.source.policies, sonata.source.tokens, now);
+  const ordering = new SonataOrdering(client);
   const codes = new Map<string, string>();
   const worker = new OrderWorker({
     db: services.db,
@@ -27,8 +31,14 @@ export function createOrderWorker(services: Services, sonata: SonataWiring): Ord
     logger: services.logger.child({ component: 'ordering' }),
     owner: `${hostname()}:${process.pid}:${randomUUID()}`,
     step: createSonataOrderStep({
-      ordering: new SonataOrdering(client),
+      ordering,
       now,
+      listeners: new OrderListeners(
+        ordering,
+        client,
+        config.PUBLIC_BASE_URL ? sonata.inbox : null,
+        sonata.registrations,
+      ),
       instanceCode: async (instanceId) => {
         let code = codes.get(instanceId);
         if (code === undefined) {
@@ -44,5 +54,6 @@ export function createOrderWorker(services: Services, sonata: SonataWiring): Ord
     onChanges: () => services.events.written(),
   });
   services.events.onWritten(() => worker.wake());
+  sonata.onOrderNotification(() => worker.wake());
   return worker;
 }

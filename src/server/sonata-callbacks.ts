@@ -5,11 +5,14 @@ import {
   createMefSonataSource,
   handleSonataNotification,
   type MefSonataSource,
+  type SonataHubRegistrations,
   type SonataNotification,
   SonataNotificationInbox,
   storedHubRegistrations,
   storedSonataSettings,
 } from '../gathering/sources/mef-sonata/index.js';
+import type { SonataOrderEvent } from '../ordering/mef-sonata/order-events.js';
+import { handleOrderNotification, isOrderNotificationPath } from '../ordering/order-notifications.js';
 import { sendJson } from '../rest/http.js';
 import { sendProblem } from '../rest/router.js';
 import { sonataCallbackSecret } from './services.js';
@@ -30,6 +33,10 @@ export interface SonataWiring {
   serves(pathname: string): boolean;
   /** Answers one request to the callback route (see {@link createSonataWiring}). */
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
+  /** Calls `listener` after a seller's Product Order notification made supplier orders due (the order worker wakes). */
+  onOrderNotification(listener: () => void): void;
+  /** Where hub listeners are kept (the source's row), for ordering's order listener. */
+  registrations: SonataHubRegistrations;
 }
 
 /**
@@ -58,16 +65,28 @@ export async function createSonataWiring(services: Services): Promise<SonataWiri
   const deliver = (notification: SonataNotification) => {
     if (inbox.deliver(notification)) redis?.sonataNotifications.publish(notification);
   };
+  const registrations = storedHubRegistrations(services.db);
   const source = createMefSonataSource({
     now: () => services.clock.now(),
     settingsOf: storedSonataSettings,
-    hubRegistrations: storedHubRegistrations(services.db),
+    hubRegistrations: registrations,
     ...(config.PUBLIC_BASE_URL ? { notifications: inbox } : {}),
   });
   const prefix = `${SONATA_CALLBACK_PATH}/`;
+  const orderNotified = new EventTarget();
+  const acceptOrderEvent = (sourceId: string, event: SonataOrderEvent) => {
+    services.db
+      .hurrySupplierOrders(sourceId, event.orderId, services.clock.now())
+      .then(() => orderNotified.dispatchEvent(new Event('due')))
+      .catch((error: unknown) =>
+        services.logger.warn({ err: error, sourceId }, 'an order notification could not make its orders due'),
+      );
+  };
   return {
     source,
     inbox,
+    registrations,
+    onOrderNotification: (listener) => orderNotified.addEventListener('due', listener),
     serves: (pathname) => pathname.startsWith(prefix),
     async handle(req, res, url) {
       if (req.method !== 'POST') {
@@ -84,11 +103,10 @@ export async function createSonataWiring(services: Services): Promise<SonataWiri
           new AppError('PAYLOAD_TOO_LARGE', `The event exceeds ${MAX_EVENT_BYTES} bytes.`),
         );
       }
-      const answer = handleSonataNotification(
-        inbox,
-        { sourceId, path: slash < 0 ? '/' : rest.slice(slash), headers: req.headers, body },
-        deliver,
-      );
+      const request = { sourceId, path: slash < 0 ? '/' : rest.slice(slash), headers: req.headers, body };
+      const answer = isOrderNotificationPath(request.path)
+        ? handleOrderNotification(inbox, request, acceptOrderEvent)
+        : handleSonataNotification(inbox, request, deliver);
       if (answer.body === null) {
         res.writeHead(answer.status).end();
         return;

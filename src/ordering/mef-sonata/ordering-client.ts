@@ -222,16 +222,21 @@ export class SonataOrdering {
    *
    * @param callbackUrl the `callback`: the seller appends `/mefApi/sonata/productOrderingNotification/v10/
    *   listener/<eventType>` to it.
+   * @param query the event types (default: all of them; `eventType=chargeCreateEvent` is the least R103 allows).
    * @returns the `EventSubscription.id`, or null when the seller sends no notifications (501, or 404/405).
    * @throws {SourceError} when the hub fails otherwise (after the policy's retries).
    */
-  async registerListeners(scope: SonataCallScope, callbackUrl: string): Promise<string | null> {
+  async registerListeners(
+    scope: SonataCallScope,
+    callbackUrl: string,
+    query: string = ORDER_HUB_QUERY,
+  ): Promise<string | null> {
     const what = 'Product Order hub listener registration';
     const answer = await this.client.call(scope, {
       api: 'order',
       method: 'POST',
       path: '/hub',
-      body: { callback: callbackUrl, query: ORDER_HUB_QUERY },
+      body: { callback: callbackUrl, query },
       expect: [201],
       tolerate: NO_HUB,
       what,

@@ -25,6 +25,12 @@ export interface SonataHubListeners {
   fingerprint: string;
   poq: string | null;
   quote: string | null;
+  /** The Product Order hub's listener, once ordering registered one (`src/ordering/order-listeners.ts`). */
+  order?: string | null;
+  /** The event types (`query`) the order listener was registered for. */
+  orderQuery?: string;
+  /** False when only ordering registered (its order listener): the POQ and Quote listeners are still to come. */
+  gatheringListeners?: false;
 }
 
 /**
@@ -93,10 +99,17 @@ export class SonataHub {
 
   private async register(scope: SonataCallScope, fingerprint: string): Promise<SonataHubListeners> {
     const kept = await this.registrations.get(scope.source.id);
-    if (kept?.fingerprint === fingerprint) return kept;
-    if (kept) await this.unregister(scope).catch(() => {});
+    const same = kept?.fingerprint === fingerprint;
+    if (same && kept.gatheringListeners !== false) return kept;
+    if (kept && !same) await this.unregister(scope).catch(() => {});
     const callback = this.inbox.callbackUrl(scope.source.id);
-    const listeners: SonataHubListeners = { fingerprint, poq: null, quote: null };
+    const listeners: SonataHubListeners = {
+      fingerprint,
+      poq: null,
+      quote: null,
+      // The order listener ordering registered for the same settings stays.
+      ...(same && kept.order !== undefined ? { order: kept.order, orderQuery: kept.orderQuery ?? '' } : {}),
+    };
     for (const api of ['poq', 'quote'] as const) {
       const what = `${api === 'poq' ? 'POQ' : 'Quote'} hub listener registration`;
       const answer = await this.client.call(scope, {
@@ -116,23 +129,20 @@ export class SonataHub {
     return listeners;
   }
 
-  /** Registrations are per seller endpoint, buyer/seller ids and callback (its token included). */
   private fingerprint(source: SourceRow, settings: SonataSourceSettings): string {
-    return createHash('sha256')
-      .update(
-        JSON.stringify([
-          settings.baseUrl,
-          settings.buyerId ?? '',
-          settings.sellerId ?? '',
-          this.inbox.callbackUrl(source.id),
-        ]),
-      )
-      .digest('base64url');
+    return hubFingerprint(settings, this.inbox.callbackUrl(source.id));
   }
 }
 
+/** Registrations are per seller endpoint, buyer/seller ids and callback (its token included). */
+export function hubFingerprint(settings: SonataSourceSettings, callbackUrl: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify([settings.baseUrl, settings.buyerId ?? '', settings.sellerId ?? '', callbackUrl]))
+    .digest('base64url');
+}
+
 /**
- * Deletes a source's kept listeners at its seller (`DELETE /hub/{id}` of POQ and Quote, 204; a 404 or 501
+ * Deletes a source's kept listeners at its seller (`DELETE /hub/{id}` of POQ, Quote and Product Order, 204; a 404 or 501
  * counts as gone), e.g. when the source is disabled or leaves the notifications mode, then forgets them.
  * Needs no inbox: it runs wherever the source is changed (the API process, the CLI).
  *
@@ -155,6 +165,16 @@ export async function deleteHubListeners(
       expect: [204],
       tolerate: [404, 501],
       what: `${api === 'poq' ? 'POQ' : 'Quote'} hub listener delete`,
+    });
+  }
+  if (kept.order) {
+    await client.call(scope, {
+      api: 'order',
+      method: 'DELETE',
+      path: `/hub/${encodeURIComponent(kept.order)}`,
+      expect: [204],
+      tolerate: [404, 501],
+      what: 'Product Order hub listener delete',
     });
   }
   await registrations.set(scope.source.id, null);

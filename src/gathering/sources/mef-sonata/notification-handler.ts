@@ -142,12 +142,14 @@ function listenerOf(path: string): { api: SonataApi; eventType: string } | null 
   return null;
 }
 
-function header(headers: SonataNotificationRequest['headers'], name: string): string | undefined {
+/** A request header by its lower-case name (the first value of a repeated one). */
+export function header(headers: SonataNotificationRequest['headers'], name: string): string | undefined {
   const value = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
   return Array.isArray(value) ? value[0] : value;
 }
 
-function parseJson(body: string): unknown {
+/** A body's JSON, or undefined when it is none. */
+export function parseJson(body: string): unknown {
   try {
     return JSON.parse(body) as unknown;
   } catch {
@@ -155,10 +157,12 @@ function parseJson(body: string): unknown {
   }
 }
 
-function unauthorized(code: 'missingCredentials' | 'invalidCredentials'): SonataNotificationResponse {
+/** The notification documents' `401` (`Error401`). */
+export function unauthorized(code: 'missingCredentials' | 'invalidCredentials'): SonataNotificationResponse {
   return { status: 401, body: { code, reason: 'The notification callback is not authenticated.' } };
 }
 
-function invalidBody(message: string): SonataNotificationResponse {
+/** The notification documents' `400 invalidBody` (`Error400`). */
+export function invalidBody(message: string): SonataNotificationResponse {
   return { status: 400, body: { code: 'invalidBody', reason: 'The event is not valid.', message } };
 }
