@@ -2,28 +2,46 @@ import { SignJWT } from 'jose';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { Session } from '../auth/revocations.js';
-import type { Context, Services } from '../context.js';
+import type { Context, Role, Services } from '../context.js';
 import { AppError } from '../errors.js';
 import { requireViewer } from './authentication.js';
 
 /** Lifetime of an `sse_jwt`: short, since it travels in URLs and cookies. */
 export const EVENT_STREAM_TOKEN_TTL_SECONDS = 10 * 60;
 
-const TOPIC_SUFFIX = '/availability_request';
+/**
+ * The kinds of an instance's Mercure topics, `<instance_id>/<kind>`: its availability requests and its
+ * orders (issue 35). The first is listed first in every claim, as it was the only one before.
+ */
+export const eventStreamTopicKinds = ['availability_request', 'order'] as const;
+/** One kind of {@link eventStreamTopicKinds}. */
+export type EventStreamTopicKind = (typeof eventStreamTopicKinds)[number];
 
-/** The Mercure topic of an instance's availability-request events. */
-export function availabilityRequestTopic(instanceId: string): string {
-  return `${instanceId}${TOPIC_SUFFIX}`;
+/**
+ * The roles that read each kind's records, as the resolvers require them (`requireViewer`; `instance_admin`
+ * reads everything): requests `availability-requests.ts`, orders `orderReaders` of `orders.ts`.
+ */
+const topicReaders: Record<EventStreamTopicKind, readonly Role[]> = {
+  availability_request: ['connectivity_check'],
+  order: ['connectivity_check', 'ordering'],
+};
+
+/** The Mercure topic of an instance's events of one kind: `<instance_id>/<kind>`. */
+export function eventStreamTopic(instanceId: string, kind: EventStreamTopicKind): string {
+  return `${instanceId}/${kind}`;
 }
 
 /**
- * The instance whose availability-request topic `topic` is (the inverse of {@link availabilityRequestTopic}),
- * or null for any other string.
+ * The instance and kind of a topic of {@link eventStreamTopic}'s form, or null for any other string (an
+ * unknown kind, an empty instance id or one with a `/`).
  */
-export function instanceOfTopic(topic: string): string | null {
-  if (!topic.endsWith(TOPIC_SUFFIX)) return null;
-  const instanceId = topic.slice(0, -TOPIC_SUFFIX.length);
-  return instanceId !== '' && !instanceId.includes('/') ? instanceId : null;
+export function parseEventStreamTopic(
+  topic: string,
+): { instanceId: string; kind: EventStreamTopicKind } | null {
+  const slash = topic.lastIndexOf('/');
+  const instanceId = topic.slice(0, slash);
+  const kind = eventStreamTopicKinds.find((known) => known === topic.slice(slash + 1));
+  return slash > 0 && kind !== undefined && !instanceId.includes('/') ? { instanceId, kind } : null;
 }
 
 /** Every instance's id: the topics a Mercure claim that is a pattern (`*`, a URI template) may cover. */
@@ -33,8 +51,8 @@ export async function allInstanceIds(services: Services): Promise<string[]> {
 
 /**
  * How long an issued `sse_jwt` is handed out again before a new one is signed. The claims depend only on
- * the caller's auth token (its instance, id and application) and the issue time, so every request with the
- * same token within this window gets the same `sse_jwt`, still valid for at least
+ * the caller's auth token (its instance, roles, id and application) and the issue time, so every request
+ * with the same token within this window gets the same `sse_jwt`, still valid for at least
  * {@link EVENT_STREAM_TOKEN_TTL_SECONDS} − 60 s; a list page polled by a dashboard then costs no signature
  * per request.
  */
@@ -45,17 +63,20 @@ const issuedTokens = new WeakMap<CryptoKey, LRUCache<string, { token: string; is
 
 /**
  * Issues the `sse_jwt` of the caller: an HS256 JWT in the Mercure claim format
- * `{exp, mercure: {publish: [], subscribe: ["<instance_id>/availability_request"]}}` (DESIGN.md, "Events";
- * Mercure spec, "Authorization"), valid for {@link EVENT_STREAM_TOKEN_TTL_SECONDS} from its `iat`, naming
- * the session it was minted from: `sid`, the caller's auth token id (`tok_…`), and `app`, its application
- * id (`app_…`). Revoking that token, or disabling that application, stops it working (see
- * {@link eventStreamSession}). A token of the same auth token issued less than
- * {@link EVENT_STREAM_TOKEN_REUSE_SECONDS} ago is returned again instead of signing a new one.
+ * `{exp, mercure: {publish: [], subscribe: ["<instance_id>/availability_request", "<instance_id>/order"]}}`
+ * (DESIGN.md, "Events"; Mercure spec, "Authorization") whose `subscribe` lists the topics of the caller's
+ * instance whose records its roles may read — requests with `connectivity_check`, orders with
+ * `connectivity_check` or `ordering`, both with `instance_admin` — valid for
+ * {@link EVENT_STREAM_TOKEN_TTL_SECONDS} from its `iat`, naming the session it was minted from: `sid`, the
+ * caller's auth token id (`tok_…`), and `app`, its application id (`app_…`). Revoking that token, or
+ * disabling that application, stops it working (see {@link eventStreamSession}). A token of the same auth
+ * token issued less than {@link EVENT_STREAM_TOKEN_REUSE_SECONDS} ago is returned again instead of signing a
+ * new one.
  *
- * @throws {AppError} `UNAUTHENTICATED` without a viewer.
+ * @throws {AppError} `UNAUTHENTICATED` without a viewer; `FORBIDDEN` when its roles read no topic.
  */
 export async function issueEventStreamToken(ctx: Context): Promise<string> {
-  const viewer = requireViewer(ctx, ['connectivity_check']);
+  const viewer = requireViewer(ctx, [...new Set(Object.values(topicReaders).flat())]);
   const now = Math.floor(ctx.clock.now().getTime() / 1000);
   let issued = issuedTokens.get(ctx.signingKey);
   if (!issued) {
@@ -66,8 +87,11 @@ export async function issueEventStreamToken(ctx: Context): Promise<string> {
   if (cached && now >= cached.issuedAt && now - cached.issuedAt < EVENT_STREAM_TOKEN_REUSE_SECONDS) {
     return cached.token;
   }
+  const subscribe = eventStreamTopicKinds
+    .filter((kind) => mayRead(ctx, topicReaders[kind]))
+    .map((kind) => eventStreamTopic(viewer.instanceId, kind));
   const token = await new SignJWT({
-    mercure: { publish: [], subscribe: [availabilityRequestTopic(viewer.instanceId)] },
+    mercure: { publish: [], subscribe },
     sid: viewer.tokenId,
     app: viewer.applicationId,
   })
@@ -77,6 +101,17 @@ export async function issueEventStreamToken(ctx: Context): Promise<string> {
     .sign(ctx.signingKey);
   issued.set(viewer.tokenId, { token, issuedAt: now });
   return token;
+}
+
+/** Whether the viewer passes `requireViewer` for `readers`: the one place the role rule is written. */
+function mayRead(ctx: Context, readers: readonly Role[]): boolean {
+  try {
+    requireViewer(ctx, readers);
+    return true;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'FORBIDDEN') return false;
+    throw error;
+  }
 }
 
 /** The session claims of an `sse_jwt`: both or neither. */

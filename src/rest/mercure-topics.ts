@@ -1,5 +1,11 @@
 import { UriTemplateMatcher } from 'uri-template-matcher';
 import { AppError } from '../errors.js';
+import {
+  type EventStreamTopicKind,
+  eventStreamTopic,
+  eventStreamTopicKinds,
+  parseEventStreamTopic,
+} from '../resolvers/event-stream-token.js';
 
 /** `topic` parameters one subscription may give, and the length of each: bounds on the matching work. */
 const MAX_TOPICS = 20;
@@ -62,4 +68,39 @@ export function topicSelectors(url: URL): TopicSelector[] {
     ]);
   }
   return topics.map(compileTopicSelector);
+}
+
+/** One instance's topic of one kind (`<instance_id>/<kind>`), as a subscription covers it. */
+export interface Topic {
+  topic: string;
+  instanceId: string;
+  kind: EventStreamTopicKind;
+}
+
+/**
+ * The topics both a `topic` selector and a selector of a token's `mercure.subscribe` claim match. A claim
+ * naming a topic covers only that topic (an instance's request topic does not open its order topic); a claim
+ * that is a pattern (`*`, a URI template — the service issues none, but a token signed with its key may
+ * carry one) covers the topics of `allInstances()`, the instances that exist when the subscription starts.
+ */
+export async function coveredTopics(
+  selectors: readonly TopicSelector[],
+  claims: readonly string[],
+  allInstances: () => Promise<string[]>,
+): Promise<Topic[]> {
+  const claimSelectors = claims.map(compileTopicSelector);
+  const candidates = claims.some(isPatternSelector)
+    ? (await allInstances()).flatMap((instanceId) =>
+        eventStreamTopicKinds.map((kind) => ({ instanceId, kind })),
+      )
+    : claims.map(parseEventStreamTopic).filter((topic) => topic !== null);
+  const byTopic = new Map(
+    candidates.map((candidate) => {
+      const topic = eventStreamTopic(candidate.instanceId, candidate.kind);
+      return [topic, { topic, ...candidate }];
+    }),
+  );
+  return [...byTopic.values()].filter(
+    ({ topic }) => matchesAny(selectors, topic) && matchesAny(claimSelectors, topic),
+  );
 }

@@ -5,21 +5,10 @@ import { z } from 'zod';
 import type { OpenSessions, Session } from '../auth/revocations.js';
 import type { Services } from '../context.js';
 import { AppError } from '../errors.js';
-import { type AvailabilityRequestEvent, type EventHistory, requestEventType } from '../events.js';
-import {
-  allInstanceIds,
-  availabilityRequestTopic,
-  eventStreamSession,
-  instanceOfTopic,
-} from '../resolvers/event-stream-token.js';
-import { availabilityRequestDocument } from './documents.js';
-import {
-  compileTopicSelector,
-  isPatternSelector,
-  matchesAny,
-  type TopicSelector,
-  topicSelectors,
-} from './mercure-topics.js';
+import type { EventHistory } from '../events.js';
+import { allInstanceIds, eventStreamSession } from '../resolvers/event-stream-token.js';
+import { type FeedEvent, type MercureFeed, mercureFeeds } from './mercure-feeds.js';
+import { coveredTopics, type Topic, topicSelectors } from './mercure-topics.js';
 import { sendProblem } from './router.js';
 
 /**
@@ -34,12 +23,13 @@ interface StreamEvent {
 }
 
 /**
- * The live events of one instance and the connections reading them: it listens to the event bus from its
- * first connection on and stops listening when its last one leaves (issue 34). The history that
+ * The live events of one instance's topic and the connections reading them: it listens to the event bus from
+ * its first connection on and stops listening when its last one leaves (issue 34). The history that
  * `Last-Event-ID` replays is kept apart, by the event bus ({@link EventHistory}), so it outlives the stream.
  */
-interface InstanceStream {
-  instanceId: string;
+interface TopicStream {
+  topic: string;
+  feed: MercureFeed;
   clients: Set<ServerResponse>;
   stop(): Promise<void>;
 }
@@ -66,22 +56,24 @@ interface SubscriberToken {
  * A Mercure hub's subscriber side (`GET /.well-known/mercure`) for REST callers, authorised by the `sse_jwt`
  * (DESIGN.md, "Event stream (REST)"; the Mercure spec, https://mercure.rocks/spec):
  * - `topic` gives one or more topic selectors — exact topics, `*`, or URI templates; an instance's events
- *   (topic `<instance_id>/availability_request`, always private) reach a subscriber only where a `topic`
- *   selector and a selector of the token's `mercure.subscribe` claim both match, so a token of one
- *   instance never receives another's;
- * - each event's `data` is the availability request exactly as one list record, and its `id` an IRI;
- * - `Last-Event-ID` (header, or the `lastEventID` query parameter) replays what followed that event from a
- *   bounded per-instance history, `earliest` (or an id no longer kept) the whole kept history, and the
- *   response's `Last-Event-ID` header names the event before the first one sent, or `earliest`;
+ *   (topics `<instance_id>/availability_request` and `<instance_id>/order`, always private) reach a
+ *   subscriber only where a `topic` selector and a selector of the token's `mercure.subscribe` claim both
+ *   match that topic, so a token of one instance never receives another's, nor a kind it does not name;
+ * - each event's `data` is its record as REST reads it ({@link mercureFeeds}): an availability request
+ *   exactly as one list record, an order exactly as `GET /orders/{id}`'s `data`; its `id` is an IRI;
+ * - `Last-Event-ID` (header, or the `lastEventID` query parameter) replays what followed that event, over all
+ *   the covered topics in the order they were published, from a bounded per-topic history, `earliest` (or
+ *   an id no longer kept) the whole kept history, and the response's `Last-Event-ID` header names the event
+ *   before the first one sent, or `earliest`;
  * - the history is the event bus's, written as events are published whether or not anyone listens: in
  *   process, or in shared mode (`REDIS_URL`, issue 17) Redis's (`RedisEventHistory`), whose ids are its entry
  *   ids, so a client reconnecting to another instance gets exactly the events it missed, once;
- * - an instance's listener on the event bus lives while it has connections, no longer;
+ * - a topic's listener on the event bus lives while it has connections, no longer;
  * - the stream ends when the token expires (its `exp`), or when the auth token it was minted from is revoked
  *   or its application disabled, on any instance (issue 34); such a token is refused from then on.
  */
 export class MercureHub {
-  private readonly streams = new Map<string, InstanceStream>();
+  private readonly streams = new Map<string, TopicStream>();
   private readonly connections = new Set<ServerResponse>();
   /** Live events for connections still reading their replay. */
   private readonly replaying = new Map<ServerResponse, StreamEvent[]>();
@@ -124,12 +116,12 @@ export class MercureHub {
       }
       const selectors = topicSelectors(url);
       const token = await this.verifiedToken(req, url);
-      const instanceIds = await this.coveredInstances(selectors, token.subscribe);
-      if (instanceIds.length === 0) {
+      const topics = await coveredTopics(selectors, token.subscribe, () => allInstanceIds(this.services));
+      if (topics.length === 0) {
         throw new AppError('FORBIDDEN', 'The token grants none of the topics the selectors match.');
       }
       if (this.closed) throw new AppError('INTERNAL', 'The event stream is shutting down.');
-      await this.subscribe(instanceIds, token, req, res, url);
+      await this.subscribe(topics, token, req, res, url);
     } catch (error) {
       sendProblem(res, error, () => this.services.logger);
     }
@@ -179,30 +171,13 @@ export class MercureHub {
   }
 
   /**
-   * The instances whose topic both a `topic` selector and a claim selector match. A claim naming a topic
-   * names its instance; a claim that is a pattern (`*`, a URI template — the service issues none, but a
-   * token signed with its key may carry one) covers the instances that exist when the subscription
-   * starts, not those created later.
-   */
-  private async coveredInstances(selectors: TopicSelector[], claims: string[]): Promise<string[]> {
-    const claimSelectors = claims.map(compileTopicSelector);
-    const candidates = claims.some(isPatternSelector)
-      ? await allInstanceIds(this.services)
-      : claims.map(instanceOfTopic).filter((id): id is string => id !== null);
-    return [...new Set(candidates)].filter((instanceId) => {
-      const topic = availabilityRequestTopic(instanceId);
-      return matchesAny(selectors, topic) && matchesAny(claimSelectors, topic);
-    });
-  }
-
-  /**
    * Joins the live streams first, holding what arrives, then reads the replay from the history, sends it,
    * and then the held events that came after its last one — so nothing falls in between. Nothing comes twice
    * either: an event the replay sent may still reach this process live afterwards (in shared mode it reads
    * two Redis connections in no fixed order), and {@link writeLive} drops it.
    */
   private async subscribe(
-    instanceIds: string[],
+    topics: Topic[],
     token: SubscriberToken,
     req: IncomingMessage,
     res: ServerResponse,
@@ -211,7 +186,11 @@ export class MercureHub {
     // The client may have left while its token was being checked: its close events have fired already.
     if (req.destroyed || res.destroyed) return;
     const { history } = this;
-    const streams = instanceIds.map((instanceId) => this.streamOf(instanceId));
+    const streams = topics.map((topic) => this.streamOf(topic));
+    // The feed of each event bus type the replay reads, by which its entries are shaped.
+    const feeds = new Map(
+      topics.map(({ instanceId, kind }) => [mercureFeeds[kind].busType(instanceId), mercureFeeds[kind]]),
+    );
     this.replaying.set(res, []);
     this.join(streams, token, req, res);
     const lastEventId = lastEventIdOf(req, url);
@@ -220,7 +199,7 @@ export class MercureHub {
         lastEventId === null
           ? null
           : await history.after(
-              instanceIds.map((instanceId) => requestEventType(instanceId)),
+              [...feeds.keys()],
               lastEventId.startsWith(history.idPrefix) ? lastEventId.slice(history.idPrefix.length) : null,
             );
       if (res.destroyed || res.writableEnded) return;
@@ -230,7 +209,9 @@ export class MercureHub {
       let last: string | null =
         replay?.found && lastEventId ? lastEventId.slice(history.idPrefix.length) : null;
       for (const entry of replay?.entries ?? []) {
-        res.write(format(this.streamEvent(entry.id, (entry.detail as AvailabilityRequestEvent).record)));
+        const feed = feeds.get(entry.type);
+        const sent = feed ? this.streamEvent(entry.id, feed, entry.detail) : null;
+        if (sent) res.write(format(sent));
         last = entry.id;
       }
       const held = this.replaying.get(res) ?? [];
@@ -255,13 +236,24 @@ export class MercureHub {
     res.write(text);
   }
 
-  /** An event as sent: its history id as an IRI, the request as one list record. */
-  private streamEvent(historyId: string, record: AvailabilityRequestEvent['record']): StreamEvent {
-    return {
-      id: `${this.history.idPrefix}${historyId}`,
-      historyId,
-      data: JSON.stringify(availabilityRequestDocument(record)),
-    };
+  /**
+   * An event as sent: its history id as an IRI, and its document (see {@link MercureFeed.document}); null,
+   * logged, for a payload that cannot be shaped — it is skipped, rather than ending the topic's stream.
+   */
+  private streamEvent(historyId: string, feed: MercureFeed, detail: unknown): StreamEvent | null {
+    try {
+      return {
+        id: `${this.history.idPrefix}${historyId}`,
+        historyId,
+        data: JSON.stringify(feed.document(detail)),
+      };
+    } catch (error) {
+      this.services.logger.error(
+        { err: error, eventId: historyId },
+        'event not sent: its payload is malformed',
+      );
+      return null;
+    }
   }
 
   /** Answers 200 with the stream's headers and its first comment. */
@@ -281,7 +273,7 @@ export class MercureHub {
    * when the token's session is revoked.
    */
   private join(
-    streams: InstanceStream[],
+    streams: TopicStream[],
     token: SubscriberToken,
     req: IncomingMessage,
     res: ServerResponse,
@@ -309,36 +301,38 @@ export class MercureHub {
     res.once('close', release);
   }
 
-  /** The instance's stream, listening to the event bus from its first connection on. */
-  private streamOf(instanceId: string): InstanceStream {
-    const existing = this.streams.get(instanceId);
+  /** The topic's stream, listening to the event bus from its first connection on. */
+  private streamOf({ topic, instanceId, kind }: Topic): TopicStream {
+    const existing = this.streams.get(topic);
     if (existing) return existing;
-    const source = this.services.events.subscribe('availabilityRequest:changed', instanceId);
-    const stream: InstanceStream = {
-      instanceId,
+    const feed = mercureFeeds[kind];
+    const source = feed.listen(this.services.events, instanceId);
+    const stream: TopicStream = {
+      topic,
+      feed,
       clients: new Set(),
       stop: async () => void (await source.return?.()),
     };
-    this.streams.set(instanceId, stream);
+    this.streams.set(topic, stream);
     void (async () => {
-      for await (const event of source as AsyncIterable<AvailabilityRequestEvent>)
-        this.deliver(stream, event);
+      for await (const event of source) this.deliver(stream, event);
     })().catch((error: unknown) => this.services.logger.error({ err: error }, 'event stream stopped'));
     return stream;
   }
 
   /** Takes `res` off `stream`; the stream's listener goes with its last connection. */
-  private leave(stream: InstanceStream, res: ServerResponse): void {
+  private leave(stream: TopicStream, res: ServerResponse): void {
     stream.clients.delete(res);
-    if (stream.clients.size > 0 || this.streams.get(stream.instanceId) !== stream) return;
-    this.streams.delete(stream.instanceId);
+    if (stream.clients.size > 0 || this.streams.get(stream.topic) !== stream) return;
+    this.streams.delete(stream.topic);
     void stream.stop();
   }
 
-  private deliver(stream: InstanceStream, event: AvailabilityRequestEvent): void {
+  private deliver(stream: TopicStream, event: FeedEvent): void {
     // Every published event has its history id (`publishAll`); one published around the history has none.
     if (event.eventId === undefined) return;
-    const sent = this.streamEvent(event.eventId, event.record);
+    const sent = this.streamEvent(event.eventId, stream.feed, event);
+    if (!sent) return;
     const text = format(sent);
     for (const client of stream.clients) {
       const held = this.replaying.get(client);

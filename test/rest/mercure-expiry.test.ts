@@ -1,7 +1,14 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, waitFor } from '../helpers/app.js';
-import { expectUnauthorised, hubUrl, openStream, sseJwtOf, topicOf } from './mercure-fixtures.js';
+import {
+  expectUnauthorised,
+  hubUrl,
+  openStream,
+  orderTopicOf,
+  sseJwtOf,
+  topicOf,
+} from './mercure-fixtures.js';
 
 describe('Mercure event stream: token expiry and shutdown', () => {
   let server: TestServer;
@@ -35,7 +42,7 @@ describe('Mercure event stream: token expiry and shutdown', () => {
     expect(decodeJwt(renewed)).toEqual({
       iat: (issued.iat as number) + 60,
       exp: (issued.iat as number) + 60 + 600,
-      mercure: { publish: [], subscribe: [topicOf(tenant)] },
+      mercure: { publish: [], subscribe: [topicOf(tenant), orderTopicOf(tenant)] },
       // The session it was minted from (issue 34): the auth token's id and its application's.
       sid: issued.sid,
       app: issued.app,

@@ -13,6 +13,8 @@ export interface MercureEvent {
 }
 
 export const topicOf = (tenant: TestTenant) => `${tenant.instanceId}/availability_request`;
+/** The tenant's order topic (issue 35): granted next to {@link topicOf} to callers that may read orders. */
+export const orderTopicOf = (tenant: TestTenant) => `${tenant.instanceId}/order`;
 
 export function hubUrl(server: TestServer, query: Record<string, string>): string {
   return `${server.app.url}/.well-known/mercure?${new URLSearchParams(query)}`;

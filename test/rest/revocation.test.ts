@@ -96,7 +96,10 @@ describe('revocation on one instance', () => {
     const refused = await eventStreamSession(services, claims).catch((error: unknown) => error);
 
     expect(claims).toEqual({
-      mercure: { publish: [], subscribe: [`${tenant.instanceId}/availability_request`] },
+      mercure: {
+        publish: [],
+        subscribe: [`${tenant.instanceId}/availability_request`, `${tenant.instanceId}/order`],
+      },
       sid: expect.stringMatching(/^tok_/),
       app: expect.stringMatching(/^app_/),
       iat: expect.any(Number),

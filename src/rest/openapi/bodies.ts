@@ -17,7 +17,9 @@ import {
 
 const sseJwt = () =>
   about(
-    'A short-lived JWT for the event stream (`GET /.well-known/mercure`), as `Authorization: Bearer`.',
+    'A short-lived JWT for the event stream (`GET /.well-known/mercure`), as `Authorization: Bearer`. Its ' +
+      '`mercure.subscribe` claim names the topic `<instance_id>/availability_request` and, for callers that ' +
+      'may read orders, `<instance_id>/order`.',
     z.string().regex(/^[\w-]+\.[\w-]+\.[\w-]+$/),
     'eyJhbGciOiJIUzI1NiJ9.eyJtZXJjdXJlIjp7fX0.c2lnbmF0dXJl',
   );
