@@ -70,7 +70,7 @@ application
   .command('create')
   .description('Create client credentials; the secret is printed once')
   .requiredOption('--instance <id-or-code>', 'the instance')
-  .requiredOption('--roles <roles>', 'comma-separated: instance_admin,connectivity_check')
+  .requiredOption('--roles <roles>', 'comma-separated: instance_admin,connectivity_check,ordering')
   .option('--name <name>', 'a label for the credentials')
   .action((options: { instance: string; roles: string; name?: string }) =>
     withServices(async (services) => {

@@ -5,6 +5,7 @@ import type { Session } from '../auth/revocations.js';
 import type { Context, Role, Services } from '../context.js';
 import { AppError } from '../errors.js';
 import { requireViewer } from './authentication.js';
+import { orderReaders } from './orders.js';
 
 /** Lifetime of an `sse_jwt`: short, since it travels in URLs and cookies. */
 export const EVENT_STREAM_TOKEN_TTL_SECONDS = 10 * 60;
@@ -19,11 +20,11 @@ export type EventStreamTopicKind = (typeof eventStreamTopicKinds)[number];
 
 /**
  * The roles that read each kind's records, as the resolvers require them (`requireViewer`; `instance_admin`
- * reads everything): requests `availability-requests.ts`, orders `orderReaders` of `orders.ts`.
+ * reads everything): requests `availability-requests.ts`, orders {@link orderReaders}.
  */
 const topicReaders: Record<EventStreamTopicKind, readonly Role[]> = {
   availability_request: ['connectivity_check'],
-  order: ['connectivity_check', 'ordering'],
+  order: orderReaders,
 };
 
 /** The Mercure topic of an instance's events of one kind: `<instance_id>/<kind>`. */

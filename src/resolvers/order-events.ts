@@ -8,6 +8,7 @@ import type { OrderRecord } from '../db/rows.js';
 import { reviveOrderRecord } from '../db/shared/orders.js';
 import { requireViewer } from './authentication.js';
 import { requestProgress } from './availability-events.js';
+import { orderReaders } from './orders.js';
 
 /**
  * Where a payload of `orderUpdated` stands — its order and version, which grows with every change — so
@@ -39,7 +40,7 @@ export function orderUpdates(
   ctx: Context,
   input: { ids?: readonly string[] | null },
 ): AsyncIterableIterator<OrderRecord> {
-  const viewer = requireViewer(ctx, ['connectivity_check', 'ordering']);
+  const viewer = requireViewer(ctx, orderReaders);
   const ids = input.ids ? new Set(input.ids) : null;
   const phase = ctx.subscriptionPhase;
   const current = async (push: (record: OrderRecord) => Promise<unknown>) => {

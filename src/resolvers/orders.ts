@@ -20,7 +20,7 @@ import {
 import { parseInput } from './validation.js';
 
 /** Roles that may read orders. */
-const orderReaders = ['connectivity_check', 'ordering'] as const;
+export const orderReaders = ['connectivity_check', 'ordering'] as const;
 /** Roles that may place orders, answer charges and move manual lines (`instance_admin` always may). */
 const orderWriters = ['ordering'] as const;
 

@@ -121,6 +121,13 @@ describe('orders placed at Sonata sellers, followed by polling', () => {
     }
     expectValidOrderExchanges(seller, validator);
 
+    const bySupplier = await admin.api.request('PATCH', `/orders/${orderId}/lines/${followed.lines[0].id}`, {
+      body: { status: 'cancelled' },
+    });
+    expect(bySupplier.status).toBe(409);
+    expect(bySupplier.body.detail).toBe(
+      `Line ${followed.lines[0].id} is fulfilled by its supplier; only manual lines are moved by hand.`,
+    );
     const manual = followed.lines[2];
     const done = await admin.api.request('PATCH', `/orders/${orderId}/lines/${manual.id}`, {
       body: { status: 'completed', note: 'Router shipped' },

@@ -151,6 +151,37 @@ describe('orders over GraphQL', () => {
     await one.client.dispose();
   });
 
+  it('when an order is followed over GraphQL-over-SSE, then its current state comes first and each move follows', async () => {
+    const quote = await manualQuote(tenant, 'Sse B.V.');
+    const order = (await tenant.api.graphql(PLACE, { input: { quoteId: quote.id } })).data.placeOrder.order;
+    const response = await fetch(`${server.app.url}/graphql`, {
+      method: 'POST',
+      headers: {
+        accept: 'text/event-stream',
+        'content-type': 'application/json',
+        'x-auth-token': tenant.api.token ?? '',
+      },
+      body: JSON.stringify({ query: UPDATED, variables: { ids: [order.id] } }),
+    });
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const statuses = () =>
+      [...text.matchAll(/^data: (.+)$/gm)].map(
+        (match) => JSON.parse(match[1] ?? '{}').data?.orderUpdated?.status,
+      );
+    const readUntil = async (count: number) => {
+      while (statuses().length < count) text += decoder.decode((await reader.read()).value, { stream: true });
+    };
+    await readUntil(1);
+    const [first] = order.lines;
+    await tenant.api.graphql(MOVE, { input: { orderId: order.id, lineId: first.id, status: 'IN_PROGRESS' } });
+    await readUntil(2);
+    await reader.cancel();
+    expect(statuses()).toEqual(['PENDING', 'IN_PROGRESS']);
+  });
+
   it('when a connectivity_check-only caller places an order, then it is forbidden and it may still read', async () => {
     const checker = await server.tenant({ code: 'OGR', roles: ['connectivity_check'] });
     const quote = await manualQuote(checker);
