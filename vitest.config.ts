@@ -14,6 +14,7 @@ const storeless = [
   'test/resolvers/validation.test.ts',
   'test/db/migrations-drift.test.ts',
   'test/db/store.test.ts',
+  'test/db/order-rules.test.ts',
   'test/redis/**',
   'test/auth/**',
   'test/gathering/simulator/sonata-*.test.ts',

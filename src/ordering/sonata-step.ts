@@ -38,6 +38,15 @@ export const NOTIFIED_SAFETY_READ_MS = 60_000;
 const finalChargeStates = new Set(['completed', 'timeout', 'withdrawnBySeller']);
 
 /**
+ * How long after a placement was sent its order may still appear at the seller (ms): three times the
+ * source's `timeoutMs`, within which a seller answers. Until then a placement that is not found is looked
+ * for again, not sent again; a seller that records an order later than that can get it twice.
+ */
+export function placementSettleMs(source: { timeoutMs: number }): number {
+  return 3 * source.timeoutMs;
+}
+
+/**
  * The wait before the next read of a placed order: the source's poll back-off (`poll.initialDelayMs`,
  * doubling per attempt up to `poll.maxDelayMs`), as its POQs and Quotes are polled.
  */
@@ -130,8 +139,10 @@ async function lineProgress(
  *
  * - Placing: the items are the supplier order's lines (item id = line id) with their quote terms; the
  *   contact is the order's, else the source's buyer contact; the billing account `sonataBillingAccountId`.
- *   From the second attempt on, the seller order is first looked up by `externalId` (= the supplier order's
- *   id): a crash after the POST cannot create it twice.
+ *   Before a placement is sent, `postedAt` is written (`context.markPosting`). Once it is set, every later
+ *   attempt first looks the seller order up by `externalId` (= the supplier order's id), and sends again
+ *   only when it is still not there {@link placementSettleMs} after: a crash, a timeout or a slow seller
+ *   cannot create it twice.
  * - Following: the order is read, each line updated from its item; once every item has ended, the supplier
  *   order ends.
  * - A retryable failure (timeouts, 5xx, throttling) is recorded and tried again after the back-off; a final
@@ -140,7 +151,7 @@ async function lineProgress(
  */
 export function createSonataOrderStep(options: SonataStepOptions): SupplierOrderStepper {
   const { ordering, now } = options;
-  return async (claimed, signal): Promise<SupplierOrderStep> => {
+  return async (claimed, signal, context): Promise<SupplierOrderStep> => {
     const { supplierOrder, source, order, lines } = claimed;
     const unchanged = {
       status: supplierOrder.status,
@@ -178,10 +189,27 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
     } catch {
       notified = false;
     }
+    const readAt = now();
     try {
       let view: SonataOrderView | null = null;
       if (supplierOrder.sellerOrderId === null) {
-        if (supplierOrder.attempts > 1) view = await ordering.findByExternalId(scope, supplierOrder.id);
+        const { postedAt } = supplierOrder;
+        // A placement may have been sent before (crash, timeout): the seller is asked first.
+        if (postedAt !== null) view = await ordering.findByExternalId(scope, supplierOrder.id);
+        const settledAt = postedAt === null ? 0 : postedAt.getTime() + placementSettleMs(source);
+        if (!view && settledAt > now().getTime()) {
+          return {
+            ...unchanged,
+            readAt,
+            nextCheckAt: new Date(now().getTime() + nextPollDelayMs(settings, supplierOrder.attempts)),
+            errorCode: 'PLACEMENT_UNCONFIRMED',
+            errorMessage: `The order sent at ${postedAt?.toISOString()} is not at the seller yet; it is looked for until ${new Date(settledAt).toISOString()}, then sent again.`,
+            lines: [],
+          };
+        }
+        if (!view && !(await context.markPosting())) {
+          return { ...unchanged, readAt, nextCheckAt: now(), errorCode: null, errorMessage: null, lines: [] };
+        }
         view ??= await ordering.create(scope, {
           externalId: supplierOrder.id,
           requestedCompletionDate: order.requestedCompletionDate,
@@ -220,6 +248,7 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
           (step) => step.status === 'completed' || step.status === 'failed' || step.status === 'cancelled',
         );
       return {
+        readAt,
         status: ended ? 'ended' : 'following',
         sellerOrderId: view.id,
         sellerState: view.state,
@@ -240,16 +269,21 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
           : new SourceError('SOURCE_ERROR', 'The seller could not be asked; it is tried again.', true);
       if (signal.aborted && !(error instanceof SourceError && error.code === 'TIMEOUT')) {
         // The worker stops: whoever claims next takes it up at once.
-        return { ...unchanged, nextCheckAt: now(), errorCode: null, errorMessage: null, lines: [] };
+        return { ...unchanged, readAt, nextCheckAt: now(), errorCode: null, errorMessage: null, lines: [] };
       }
       if (!failure.retryable && supplierOrder.sellerOrderId === null) {
         return failLines(failure.code, failure.message);
       }
-      const delay = failure.retryable
-        ? nextPollDelayMs(settings, supplierOrder.attempts)
-        : settings.poll.maxDelayMs;
+      // A notifying seller that refuses a read (429) is waited for: its next event makes the order due.
+      const delay =
+        notified && failure.code === 'SONATA_THROTTLED'
+          ? NOTIFIED_SAFETY_READ_MS
+          : failure.retryable
+            ? nextPollDelayMs(settings, supplierOrder.attempts)
+            : settings.poll.maxDelayMs;
       return {
         ...unchanged,
+        readAt,
         nextCheckAt: new Date(now().getTime() + delay),
         errorCode: failure.code,
         errorMessage: failure.message,

@@ -2,11 +2,25 @@ import type { Clock } from '../clock.js';
 import type { ClaimedSupplierOrder, StoreOperations, SupplierOrderProgress } from '../db/rows.js';
 import type { Logger } from '../logger.js';
 
-/** What one step of a supplier order's task found: everything of {@link SupplierOrderProgress} but its fence. */
+/**
+ * What one step of a supplier order's task found: everything of {@link SupplierOrderProgress} but its fence;
+ * `readAt` when it read the seller (else the claim's time stands in).
+ */
 export type SupplierOrderStep = Omit<
   SupplierOrderProgress,
-  'supplierOrderId' | 'owner' | 'now' | 'claimedAt'
->;
+  'supplierOrderId' | 'owner' | 'now' | 'readAt'
+> & {
+  readAt?: Date;
+};
+
+/** What a step may ask of the task while it runs. */
+export interface SupplierOrderStepContext {
+  /**
+   * Records that a placement is about to be sent (`markSupplierOrderPosting`); false when the lease was
+   * lost, and then nothing may be sent.
+   */
+  markPosting(): Promise<boolean>;
+}
 
 /**
  * One step of a supplier order: place it when the seller does not know it yet, else read its progress.
@@ -16,11 +30,15 @@ export type SupplierOrderStep = Omit<
 export type SupplierOrderStepper = (
   claimed: ClaimedSupplierOrder,
   signal: AbortSignal,
+  context: SupplierOrderStepContext,
 ) => Promise<SupplierOrderStep>;
 
 /** How the order worker runs. */
 export interface OrderWorkerOptions {
-  db: Pick<StoreOperations, 'claimSupplierOrders' | 'recordSupplierOrderProgress'>;
+  db: Pick<
+    StoreOperations,
+    'claimSupplierOrders' | 'recordSupplierOrderProgress' | 'markSupplierOrderPosting'
+  >;
   clock: Clock;
   logger: Logger;
   /** The step for a claimed supplier order (by its source's type; `mef-sonata` today). */
@@ -49,6 +67,8 @@ export class OrderWorker {
   private readonly stopController = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
+  /** Wake-ups for steps due sooner than the idle poll (a retry's back-off, a poll), by their time. */
+  private readonly soon = new Map<number, NodeJS.Timeout>();
   private running: Promise<void> | null = null;
   private again = false;
   private started = false;
@@ -81,10 +101,30 @@ export class OrderWorker {
     });
   }
 
+  /** Wakes the worker at `at` when that is sooner than its idle poll would. */
+  private wakeAt(at: Date): void {
+    const delay = at.getTime() - this.options.clock.now().getTime();
+    if (delay >= this.options.idlePollMs || this.stopController.signal.aborted) return;
+    const when = at.getTime();
+    if (this.soon.has(when)) return;
+    this.soon.set(
+      when,
+      setTimeout(
+        () => {
+          this.soon.delete(when);
+          this.wake();
+        },
+        Math.max(0, delay),
+      ),
+    );
+  }
+
   /** Stops claiming; steps under way are aborted and recorded as due at once, for whoever claims next. */
   async stop(): Promise<void> {
     this.stopController.abort();
     if (this.timer) clearTimeout(this.timer);
+    for (const timer of this.soon.values()) clearTimeout(timer);
+    this.soon.clear();
     await this.running;
     await Promise.all([...this.inFlight]);
   }
@@ -127,7 +167,10 @@ export class OrderWorker {
     ]);
     let step: SupplierOrderStep;
     try {
-      step = await options.step(claimed, signal);
+      step = await options.step(claimed, signal, {
+        markPosting: () =>
+          options.db.markSupplierOrderPosting(claimed.supplierOrder.id, options.owner, options.clock.now()),
+      });
     } catch (error) {
       log.warn({ err: error }, 'supplier order step failed unexpectedly');
       const { supplierOrder } = claimed;
@@ -146,11 +189,12 @@ export class OrderWorker {
         ...step,
         supplierOrderId: claimed.supplierOrder.id,
         owner: options.owner,
-        claimedAt: claimed.supplierOrder.updatedAt,
+        readAt: step.readAt ?? claimed.supplierOrder.updatedAt,
         now: options.clock.now(),
       });
       if (!record) log.warn('lease lost before the step was recorded; its result was discarded');
       else options.onChanges();
+      if (step.nextCheckAt) this.wakeAt(step.nextCheckAt);
     } catch (error) {
       log.error({ err: error }, 'recording a supplier order step failed');
     }

@@ -142,6 +142,11 @@ export interface SupplierOrderRow {
   nextCheckAt: Date | null;
   /** When a seller's notification last made it due (`hurrySupplierOrders`). */
   hurriedAt: Date | null;
+  /**
+   * When a placement was last about to be sent (`markSupplierOrderPosting`, written before the POST): from
+   * then on the seller may have the order, and it is looked up before it is sent again.
+   */
+  postedAt: Date | null;
   errorCode: string | null;
   errorMessage: string | null;
   createdAt: Date;
@@ -201,12 +206,12 @@ export interface SupplierOrderProgress {
   sellerOrderId: string | null;
   sellerState: string | null;
   /**
-   * When to look again (null once ended); the lease is released either way. A supplier order hurried
-   * after `claimedAt` (a notification came while the step ran) is due at `now` instead.
+   * When to look again (null once ended); the lease is released either way. A supplier order hurried at or
+   * after `readAt` (a notification came while the step read the seller) is due at `now` instead.
    */
   nextCheckAt: Date | null;
-  /** When this step's claim was made (the claimed row's `updatedAt`). */
-  claimedAt: Date;
+  /** When the step began reading the seller (its claim when it read nothing). */
+  readAt: Date;
   errorCode: string | null;
   errorMessage: string | null;
   lines: SupplierLineProgress[];
@@ -312,6 +317,13 @@ export interface OrderOperations {
    * order's event. @returns the order's record, or undefined when the line or charge is not there.
    */
   updateOrderLineCharge: (update: LineChargeUpdate) => Promise<OrderRecord | undefined>;
+  /**
+   * Records, before a placement is sent, that the seller may have the supplier order from `now` on
+   * (`postedAt`), while `owner` holds its lease.
+   *
+   * @returns whether it was written (false: the lease was lost; nothing may be sent).
+   */
+  markSupplierOrderPosting: (supplierOrderId: string, owner: string, now: Date) => Promise<boolean>;
   /**
    * Makes a source's supplier orders that are not ended due at `now` — those of the seller order
    * `sellerOrderId`, or all of the source's when null (a Charge event names no order) — and marks them

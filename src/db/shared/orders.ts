@@ -3,6 +3,7 @@
  * from its lines, the applied progress of a line, records from rows and the `order:changed` events. The SQL
  * is in the dialects' `queries/orders.ts`.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { newId } from '../../ids.js';
 import type {
   ManualLineRefusal,
@@ -64,6 +65,7 @@ export function newOrderRows(input: NewOrder): {
       leaseExpiresAt: null,
       nextCheckAt: input.now,
       hurriedAt: null,
+      postedAt: null,
       errorCode: null,
       errorMessage: null,
       ...stamps,
@@ -137,12 +139,16 @@ export function lineChanges(
   return changed ? changes : null;
 }
 
+/**
+ * Whether a stored value and a step's are the same: dates by their time, JSON values deeply and whatever
+ * the order of their keys (PostgreSQL's `jsonb` keeps its own), so a read that changed nothing writes
+ * nothing and moves no version.
+ */
 function sameValue(a: unknown, b: unknown): boolean {
   if (a instanceof Date || b instanceof Date) {
     return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
   }
-  if (typeof a === 'object' || typeof b === 'object') return JSON.stringify(a) === JSON.stringify(b);
-  return a === b;
+  return isDeepStrictEqual(a, b);
 }
 
 /** The `order:changed` event of an order as a transaction leaves it. */

@@ -99,7 +99,12 @@ export class SonataOrdering {
       return parseSonataOrder(answer.body, what);
     } catch (error) {
       if (!(error instanceof SourceError) || !error.retryable) throw error;
-      const placed = await this.findByExternalId(scope, order.externalId).catch(() => null);
+      // The POST's deadline may be spent (a timeout): the lookup gets one of its own.
+      const lookup = {
+        ...scope,
+        deadline: AbortSignal.any([scope.querySignal, AbortSignal.timeout(scope.source.timeoutMs)]),
+      };
+      const placed = await this.findByExternalId(lookup, order.externalId).catch(() => null);
       if (placed) return placed;
       throw error;
     }

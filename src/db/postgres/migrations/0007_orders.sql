@@ -56,6 +56,7 @@ CREATE TABLE "supplier_orders" (
 	"lease_expires_at" timestamp (3) with time zone,
 	"next_check_at" timestamp (3) with time zone,
 	"hurried_at" timestamp (3) with time zone,
+	"posted_at" timestamp (3) with time zone,
 	"error_code" text,
 	"error_message" text,
 	"created_at" timestamp (3) with time zone NOT NULL,

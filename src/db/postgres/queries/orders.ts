@@ -1,18 +1,30 @@
 /**
- * The PostgreSQL store's order operations, as `contract/orders.ts` states them. Writes run in transactions
- * that lock what they decide on: the quote's row for a placement, the supplier orders claimed
- * (`FOR UPDATE SKIP LOCKED`), the order's row before its lines change, so its version grows one at a time.
- * Ids order bytewise (`bytewise`).
+ * The PostgreSQL store's order operations, as `contract/orders.ts` states them; which rows each statement
+ * takes is `shared/order-conditions.ts`. Writes run in transactions that lock what they decide on: the
+ * quote's row for a placement, the supplier orders claimed (`FOR UPDATE SKIP LOCKED`), the order's row
+ * before its lines change, so its version grows one at a time. Ids order bytewise (`bytewise`).
  */
-import { and, asc, desc, eq, gt, inArray, isNull, lte, ne, notInArray, or, type SQL, sql } from 'drizzle-orm';
-import type { OrderRecord, OrderSliceQuery, SupplierOrderRow } from '../../contract/index.js';
+import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { OrderRecord, SupplierOrderRow } from '../../contract/index.js';
+import {
+  chargesReplacing,
+  dueSupplierOrders,
+  heldSupplierOrder,
+  hurriedSupplierOrders,
+  leasedSupplierOrder,
+  lineOfOrder,
+  manualMoveValues,
+  openOrdersOfQuote,
+  ordersMatching,
+  supplierOrderStepValues,
+  touchedOrder,
+} from '../../shared/order-conditions.js';
 import {
   lineChanges,
   manualLineRefusal,
   newOrderRows,
   orderChangeEvent,
   orderRecordsOf,
-  orderStatusOf,
 } from '../../shared/orders.js';
 import { bytewise } from '../bytewise.js';
 import type { PostgresDb } from '../client.js';
@@ -30,8 +42,9 @@ import {
 type Tx = Parameters<Parameters<PostgresDb['transaction']>[0]>[0];
 
 const headColumns = { order: orders, customer: { id: customers.id, name: customers.name } };
+const newestFirst = [desc(orders.createdAt), desc(bytewise(orders.id))];
 
-/** The orders `where` selects, in `order`, up to `limit`, as records (two reads). */
+/** The orders `where` selects, in `order`, `offset` on, up to `limit`, as records (two reads). */
 async function orderRecords(
   db: PostgresDb | Tx,
   where: SQL | undefined,
@@ -60,26 +73,15 @@ async function orderRecordIn(tx: Tx, orderId: string): Promise<OrderRecord | und
   return record;
 }
 
-/**
- * Derives the order's status from its lines again, moves its version and time on, and writes its
- * `order:changed` event; the caller holds the order's row lock.
- */
+/** Writes the order as `touchedOrder` leaves it after a change of its lines, with its event (order row locked). */
 async function touchOrder(tx: Tx, orderId: string, now: Date): Promise<OrderRecord | undefined> {
   const record = await orderRecordIn(tx, orderId);
   if (!record) return undefined;
-  const order = {
-    ...record.order,
-    status: orderStatusOf(record.lines),
-    version: record.order.version + 1,
-    updatedAt: now,
-  };
-  await tx
-    .update(orders)
-    .set({ status: order.status, version: order.version, updatedAt: now })
-    .where(eq(orders.id, orderId));
-  const updated = { ...record, order };
-  await tx.insert(outboxEvents).values(orderChangeEvent(updated, 'updated'));
-  return updated;
+  const touched = touchedOrder(record, now);
+  const { status, version } = touched.order;
+  await tx.update(orders).set({ status, version, updatedAt: now }).where(eq(orders.id, orderId));
+  await tx.insert(outboxEvents).values(orderChangeEvent(touched, 'updated'));
+  return touched;
 }
 
 /** Locks an order's row (the order of locks: order, then its lines), so its version grows one at a time. */
@@ -93,7 +95,7 @@ export const insertOrder: Op<'insertOrder'> = async (db, input) =>
     const [open] = await tx
       .select({ id: orders.id })
       .from(orders)
-      .where(and(eq(orders.quoteId, input.quoteId), notInArray(orders.status, ['failed', 'cancelled'])))
+      .where(openOrdersOfQuote(orders, input.quoteId))
       .limit(1);
     if (open) return 'quote_ordered' as const;
     const rows = newOrderRows(input);
@@ -112,38 +114,31 @@ export const findOrder: Op<'findOrder'> = async (db, instanceId, id) => {
 
 export const listOrdersOfQuotes: Op<'listOrdersOfQuotes'> = async (db, instanceId, quoteIds) => {
   if (quoteIds.length === 0) return [];
-  return orderRecords(db, and(eq(orders.instanceId, instanceId), inArray(orders.quoteId, [...quoteIds])), [
-    desc(orders.createdAt),
-    desc(bytewise(orders.id)),
-  ]);
-};
-
-function filterOf(instanceId: string, filter: Pick<OrderSliceQuery, 'customerId' | 'status'>) {
-  return and(
-    eq(orders.instanceId, instanceId),
-    filter.customerId === null ? undefined : eq(orders.customerId, filter.customerId),
-    filter.status === null ? undefined : eq(orders.status, filter.status),
+  return orderRecords(
+    db,
+    and(eq(orders.instanceId, instanceId), inArray(orders.quoteId, [...quoteIds])),
+    newestFirst,
   );
-}
+};
 
 export const countOrders: Op<'countOrders'> = async (db, instanceId, filter) => {
   const [row] = await db
     .select({ count: sql<number>`count(*)::int` })
     .from(orders)
-    .where(filterOf(instanceId, filter));
+    .where(ordersMatching(orders, instanceId, filter));
   return row?.count ?? 0;
 };
 
 export const sliceOrders: Op<'sliceOrders'> = async (db, instanceId, query) => {
   const { after } = query;
-  const id = bytewise(orders.id);
+  // A row comparison, which `orders_list_idx` takes as the scan's start.
   const bound = after
-    ? sql`(${orders.createdAt}, ${id}) < (${sql.param(after.createdAt, orders.createdAt)}, ${after.id})`
+    ? sql`(${orders.createdAt}, ${bytewise(orders.id)}) < (${sql.param(after.createdAt, orders.createdAt)}, ${after.id})`
     : undefined;
   return orderRecords(
     db,
-    and(filterOf(instanceId, query), bound),
-    [desc(orders.createdAt), desc(id)],
+    and(ordersMatching(orders, instanceId, query), bound),
+    newestFirst,
     query.limit,
     query.offset,
   );
@@ -154,20 +149,14 @@ export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, 
     const due = await tx
       .select({ id: supplierOrders.id })
       .from(supplierOrders)
-      .where(
-        and(
-          lte(supplierOrders.nextCheckAt, now),
-          ne(supplierOrders.status, 'ended'),
-          or(isNull(supplierOrders.leaseExpiresAt), lte(supplierOrders.leaseExpiresAt, now)),
-        ),
-      )
+      .where(dueSupplierOrders(supplierOrders, now))
       .orderBy(asc(supplierOrders.nextCheckAt), asc(bytewise(supplierOrders.id)))
       .limit(limit)
       .for('update', { skipLocked: true });
     const leaseExpiresAt = new Date(now.getTime() + leaseMs);
     const claimed = [];
     for (const { id } of due) {
-      const [supplierOrder] = await tx
+      const [updated] = await tx
         .update(supplierOrders)
         .set({
           leaseOwner: owner,
@@ -177,11 +166,11 @@ export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, 
         })
         .where(eq(supplierOrders.id, id))
         .returning();
-      const row = supplierOrder as SupplierOrderRow;
-      const [source] = await tx.select().from(sources).where(eq(sources.id, row.sourceId));
-      const record = (await orderRecordIn(tx, row.orderId)) as OrderRecord;
+      const supplierOrder = updated as SupplierOrderRow;
+      const [source] = await tx.select().from(sources).where(eq(sources.id, supplierOrder.sourceId));
+      const record = (await orderRecordIn(tx, supplierOrder.orderId)) as OrderRecord;
       claimed.push({
-        supplierOrder: row,
+        supplierOrder,
         source: source as NonNullable<typeof source>,
         order: record.order,
         customer: record.customer,
@@ -190,6 +179,9 @@ export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, 
     }
     return claimed;
   });
+
+/** A time as a `CASE` branch takes it: a parameter typed `timestamptz` (untyped, both branches would be text). */
+const timestamp = (date: Date | null) => sql`${sql.param(date, supplierOrders.nextCheckAt)}::timestamptz`;
 
 export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = async (db, progress) =>
   db.transaction(async (tx) => {
@@ -201,24 +193,8 @@ export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = as
     await lockOrder(tx, current.orderId);
     const [held] = await tx
       .update(supplierOrders)
-      .set({
-        status: progress.status,
-        sellerOrderId: progress.sellerOrderId,
-        sellerState: progress.sellerState,
-        nextCheckAt: hurriedSince(progress),
-        errorCode: progress.errorCode,
-        errorMessage: progress.errorMessage,
-        leaseOwner: null,
-        leaseExpiresAt: null,
-        updatedAt: progress.now,
-      })
-      .where(
-        and(
-          eq(supplierOrders.id, progress.supplierOrderId),
-          eq(supplierOrders.leaseOwner, progress.owner),
-          gt(supplierOrders.leaseExpiresAt, progress.now),
-        ),
-      )
+      .set(supplierOrderStepValues(supplierOrders, progress, timestamp))
+      .where(heldSupplierOrder(supplierOrders, progress))
       .returning({ orderId: supplierOrders.orderId });
     if (!held) return undefined;
     const lines = await tx
@@ -242,74 +218,44 @@ export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = as
 export const moveManualOrderLine: Op<'moveManualOrderLine'> = async (db, move) =>
   db.transaction(async (tx) => {
     await lockOrder(tx, move.orderId);
-    const [line] = await tx
-      .select()
-      .from(orderLines)
-      .where(
-        and(
-          eq(orderLines.id, move.lineId),
-          eq(orderLines.orderId, move.orderId),
-          eq(orderLines.instanceId, move.instanceId),
-        ),
-      );
+    const [line] = await tx.select().from(orderLines).where(lineOfOrder(orderLines, move));
     const refusal = manualLineRefusal(line);
     if (refusal) return refusal;
-    await tx
-      .update(orderLines)
-      .set({
-        status: move.status,
-        note: move.note,
-        statusChangedByUserId: move.userId,
-        statusChangedAt: move.now,
-        completionDate: move.status === 'completed' ? move.now : null,
-        updatedAt: move.now,
-      })
-      .where(eq(orderLines.id, move.lineId));
+    await tx.update(orderLines).set(manualMoveValues(move)).where(eq(orderLines.id, move.lineId));
     return (await touchOrder(tx, move.orderId, move.now)) as OrderRecord;
   });
 
 export const updateOrderLineCharge: Op<'updateOrderLineCharge'> = async (db, update) =>
   db.transaction(async (tx) => {
     await lockOrder(tx, update.orderId);
-    const [line] = await tx
-      .select()
-      .from(orderLines)
-      .where(
-        and(
-          eq(orderLines.id, update.lineId),
-          eq(orderLines.orderId, update.orderId),
-          eq(orderLines.instanceId, update.instanceId),
-        ),
-      );
-    if (!line?.charges.some((charge) => charge.id === update.charge.id)) return undefined;
-    const charges = line.charges.map((charge) => (charge.id === update.charge.id ? update.charge : charge));
+    const [line] = await tx.select().from(orderLines).where(lineOfOrder(orderLines, update));
+    const charges = chargesReplacing(line, update.charge);
+    if (!line || !charges) return undefined;
     await tx.update(orderLines).set({ charges, updatedAt: update.now }).where(eq(orderLines.id, line.id));
     return touchOrder(tx, update.orderId, update.now);
   });
 
-/**
- * The next check a step records: `now` when a notification hurried the supplier order after the step's
- * claim (its event may not be in what the step read), else the step's own.
- */
-function hurriedSince(progress: { claimedAt: Date; nextCheckAt: Date | null; now: Date }): SQL {
-  const { claimedAt, nextCheckAt, now } = progress;
-  const at = (date: Date | null) => sql.param(date, supplierOrders.nextCheckAt);
-  return sql`case when ${supplierOrders.hurriedAt} >= ${at(claimedAt)}::timestamptz and ${supplierOrders.status} <> 'ended' then ${at(now)}::timestamptz else ${at(nextCheckAt)}::timestamptz end`;
-}
+export const markSupplierOrderPosting: Op<'markSupplierOrderPosting'> = async (
+  db,
+  supplierOrderId,
+  owner,
+  now,
+) => {
+  const marked = await db
+    .update(supplierOrders)
+    .set({ postedAt: now })
+    .where(leasedSupplierOrder(supplierOrders, supplierOrderId, owner, now))
+    .returning({ id: supplierOrders.id });
+  return marked.length === 1;
+};
 
 export const hurrySupplierOrders: Op<'hurrySupplierOrders'> = async (db, sourceId, sellerOrderId, now) => {
-  const rows = await db
+  const hurried = await db
     .update(supplierOrders)
     .set({ nextCheckAt: now, hurriedAt: now })
-    .where(
-      and(
-        eq(supplierOrders.sourceId, sourceId),
-        ne(supplierOrders.status, 'ended'),
-        sellerOrderId === null ? undefined : eq(supplierOrders.sellerOrderId, sellerOrderId),
-      ),
-    )
+    .where(hurriedSupplierOrders(supplierOrders, sourceId, sellerOrderId))
     .returning({ id: supplierOrders.id });
-  return rows.length;
+  return hurried.length;
 };
 
 export const listSupplierOrders: Op<'listSupplierOrders'> = async (db, orderId) =>

@@ -68,6 +68,8 @@ export const supplierOrders = pgTable(
     nextCheckAt: instant(),
     /** When a seller's notification last asked for a read: a step that began before reads again at once. */
     hurriedAt: instant(),
+    /** When the last placement (`POST /productOrder`) was about to be sent: written before it is sent. */
+    postedAt: instant(),
     errorCode: text(),
     errorMessage: text(),
     ...timestamps,

@@ -69,6 +69,7 @@ CREATE TABLE `supplier_orders` (
 	`lease_expires_at` integer,
 	`next_check_at` integer,
 	`hurried_at` integer,
+	`posted_at` integer,
 	`error_code` text,
 	`error_message` text,
 	`created_at` integer NOT NULL,

@@ -1,31 +1,29 @@
 /**
- * The SQLite store's order operations, as `contract/orders.ts` states them. Every write is one
- * `BEGIN IMMEDIATE` transaction: SQLite's one writer at a time is the lock the contract promises.
+ * The SQLite store's order operations, as `contract/orders.ts` states them; which rows each statement takes
+ * is `shared/order-conditions.ts`. Every write is one `BEGIN IMMEDIATE` transaction: SQLite's one writer at
+ * a time is the lock the contract promises.
  */
+import { and, asc, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
+import type { OrderRecord, SupplierOrderRow } from '../../contract/index.js';
 import {
-  and,
-  asc,
-  desc,
-  eq,
-  gt,
-  inArray,
-  isNull,
-  lt,
-  lte,
-  ne,
-  notInArray,
-  or,
-  type SQL,
-  sql,
-} from 'drizzle-orm';
-import type { OrderRecord, OrderSliceQuery, SupplierOrderRow } from '../../contract/index.js';
+  chargesReplacing,
+  dueSupplierOrders,
+  heldSupplierOrder,
+  hurriedSupplierOrders,
+  leasedSupplierOrder,
+  lineOfOrder,
+  manualMoveValues,
+  openOrdersOfQuote,
+  ordersMatching,
+  supplierOrderStepValues,
+  touchedOrder,
+} from '../../shared/order-conditions.js';
 import {
   lineChanges,
   manualLineRefusal,
   newOrderRows,
   orderChangeEvent,
   orderRecordsOf,
-  orderStatusOf,
 } from '../../shared/orders.js';
 import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
@@ -36,8 +34,9 @@ import { recordEvents } from './record-events.js';
 type Tx = Parameters<Parameters<SqliteDb['transaction']>[0]>[0];
 
 const headColumns = { order: orders, customer: { id: customers.id, name: customers.name } };
+const newestFirst = [desc(orders.createdAt), desc(orders.id)];
 
-/** The orders `where` selects, in `order`, up to `limit`, as records (two reads). */
+/** The orders `where` selects, in `order`, `offset` on, up to `limit`, as records (two reads). */
 function orderRecords(db: SqliteDb | Tx, where: SQL | undefined, order: SQL[], limit?: number, offset = 0) {
   const heads = db
     .select(headColumns)
@@ -74,37 +73,23 @@ function orderRecordIn(tx: Tx, orderId: string): OrderRecord | undefined {
   return { ...head, lines };
 }
 
-/**
- * Derives the order's status from its lines again, moves its version and time on, and writes its
- * `order:changed` event — the last step of every write that changed a line.
- */
+/** Writes the order as `touchedOrder` leaves it after a change of its lines, with its event. */
 function touchOrder(db: SqliteDb, tx: Tx, orderId: string, now: Date): OrderRecord | undefined {
   const record = orderRecordIn(tx, orderId);
   if (!record) return undefined;
-  const order = {
-    ...record.order,
-    status: orderStatusOf(record.lines),
-    version: record.order.version + 1,
-    updatedAt: now,
-  };
-  tx.update(orders)
-    .set({ status: order.status, version: order.version, updatedAt: now })
-    .where(eq(orders.id, orderId))
-    .run();
-  const updated = { ...record, order };
-  recordEvents(db, [orderChangeEvent(updated, 'updated')]);
-  return updated;
+  const touched = touchedOrder(record, now);
+  const { status, version } = touched.order;
+  tx.update(orders).set({ status, version, updatedAt: now }).where(eq(orders.id, orderId)).run();
+  recordEvents(db, [orderChangeEvent(touched, 'updated')]);
+  return touched;
 }
 
 export const insertOrder: Op<'insertOrder'> = async (db, input) =>
   db.transaction(
     (tx) => {
-      const open = tx
-        .select({ id: orders.id })
-        .from(orders)
-        .where(and(eq(orders.quoteId, input.quoteId), notInArray(orders.status, ['failed', 'cancelled'])))
-        .get();
-      if (open) return 'quote_ordered' as const;
+      if (tx.select({ id: orders.id }).from(orders).where(openOrdersOfQuote(orders, input.quoteId)).get()) {
+        return 'quote_ordered' as const;
+      }
       const rows = newOrderRows(input);
       tx.insert(orders).values(rows.order).run();
       if (rows.supplierOrders.length > 0) tx.insert(supplierOrders).values(rows.supplierOrders).run();
@@ -123,28 +108,16 @@ export const findOrder: Op<'findOrder'> = async (db, instanceId, id) => {
 
 export const listOrdersOfQuotes: Op<'listOrdersOfQuotes'> = async (db, instanceId, quoteIds) => {
   if (quoteIds.length === 0) return [];
-  return orderRecords(db, and(eq(orders.instanceId, instanceId), inArray(orders.quoteId, [...quoteIds])), [
-    desc(orders.createdAt),
-    desc(orders.id),
-  ]);
+  const where = and(eq(orders.instanceId, instanceId), inArray(orders.quoteId, [...quoteIds]));
+  return orderRecords(db, where, newestFirst);
 };
 
-function filterOf(instanceId: string, filter: Pick<OrderSliceQuery, 'customerId' | 'status'>) {
-  return and(
-    eq(orders.instanceId, instanceId),
-    filter.customerId === null ? undefined : eq(orders.customerId, filter.customerId),
-    filter.status === null ? undefined : eq(orders.status, filter.status),
-  );
-}
-
-export const countOrders: Op<'countOrders'> = async (db, instanceId, filter) => {
-  const row = db
+export const countOrders: Op<'countOrders'> = async (db, instanceId, filter) =>
+  db
     .select({ count: sql<number>`count(*)` })
     .from(orders)
-    .where(filterOf(instanceId, filter))
-    .get();
-  return row?.count ?? 0;
-};
+    .where(ordersMatching(orders, instanceId, filter))
+    .get()?.count ?? 0;
 
 export const sliceOrders: Op<'sliceOrders'> = async (db, instanceId, query) => {
   const { after } = query;
@@ -154,13 +127,8 @@ export const sliceOrders: Op<'sliceOrders'> = async (db, instanceId, query) => {
         and(eq(orders.createdAt, after.createdAt), lt(orders.id, after.id)),
       )
     : undefined;
-  return orderRecords(
-    db,
-    and(filterOf(instanceId, query), bound),
-    [desc(orders.createdAt), desc(orders.id)],
-    query.limit,
-    query.offset,
-  );
+  const where = and(ordersMatching(orders, instanceId, query), bound);
+  return orderRecords(db, where, newestFirst, query.limit, query.offset);
 };
 
 export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, now, leaseMs, limit) =>
@@ -169,13 +137,7 @@ export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, 
       const due = tx
         .select({ id: supplierOrders.id })
         .from(supplierOrders)
-        .where(
-          and(
-            lte(supplierOrders.nextCheckAt, now),
-            ne(supplierOrders.status, 'ended'),
-            or(isNull(supplierOrders.leaseExpiresAt), lte(supplierOrders.leaseExpiresAt, now)),
-          ),
-        )
+        .where(dueSupplierOrders(supplierOrders, now))
         .orderBy(asc(supplierOrders.nextCheckAt), asc(supplierOrders.id))
         .limit(boundLimit(limit))
         .all();
@@ -206,29 +168,16 @@ export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, 
     { behavior: 'immediate' },
   );
 
+/** A time as a `CASE` branch takes it: integer milliseconds, as the column stores them. */
+const timestamp = (date: Date | null) => sql`${sql.param(date, supplierOrders.nextCheckAt)}`;
+
 export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = async (db, progress) =>
   db.transaction(
     (tx) => {
       const held = tx
         .update(supplierOrders)
-        .set({
-          status: progress.status,
-          sellerOrderId: progress.sellerOrderId,
-          sellerState: progress.sellerState,
-          nextCheckAt: hurriedSince(progress),
-          errorCode: progress.errorCode,
-          errorMessage: progress.errorMessage,
-          leaseOwner: null,
-          leaseExpiresAt: null,
-          updatedAt: progress.now,
-        })
-        .where(
-          and(
-            eq(supplierOrders.id, progress.supplierOrderId),
-            eq(supplierOrders.leaseOwner, progress.owner),
-            gt(supplierOrders.leaseExpiresAt, progress.now),
-          ),
-        )
+        .set(supplierOrderStepValues(supplierOrders, progress, timestamp))
+        .where(heldSupplierOrder(supplierOrders, progress))
         .returning({ orderId: supplierOrders.orderId })
         .get();
       if (!held) return undefined;
@@ -248,8 +197,7 @@ export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = as
           .run();
         changed = true;
       }
-      if (changed) return touchOrder(db, tx, held.orderId, progress.now);
-      return orderRecordIn(tx, held.orderId);
+      return changed ? touchOrder(db, tx, held.orderId, progress.now) : orderRecordIn(tx, held.orderId);
     },
     { behavior: 'immediate' },
   );
@@ -257,30 +205,11 @@ export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = as
 export const moveManualOrderLine: Op<'moveManualOrderLine'> = async (db, move) =>
   db.transaction(
     (tx) => {
-      const line = tx
-        .select()
-        .from(orderLines)
-        .where(
-          and(
-            eq(orderLines.id, move.lineId),
-            eq(orderLines.orderId, move.orderId),
-            eq(orderLines.instanceId, move.instanceId),
-          ),
-        )
-        .get();
-      const refusal = manualLineRefusal(line);
+      const refusal = manualLineRefusal(
+        tx.select().from(orderLines).where(lineOfOrder(orderLines, move)).get(),
+      );
       if (refusal) return refusal;
-      tx.update(orderLines)
-        .set({
-          status: move.status,
-          note: move.note,
-          statusChangedByUserId: move.userId,
-          statusChangedAt: move.now,
-          completionDate: move.status === 'completed' ? move.now : null,
-          updatedAt: move.now,
-        })
-        .where(eq(orderLines.id, move.lineId))
-        .run();
+      tx.update(orderLines).set(manualMoveValues(move)).where(eq(orderLines.id, move.lineId)).run();
       return touchOrder(db, tx, move.orderId, move.now) as OrderRecord;
     },
     { behavior: 'immediate' },
@@ -289,50 +218,33 @@ export const moveManualOrderLine: Op<'moveManualOrderLine'> = async (db, move) =
 export const updateOrderLineCharge: Op<'updateOrderLineCharge'> = async (db, update) =>
   db.transaction(
     (tx) => {
-      const line = tx
-        .select()
-        .from(orderLines)
-        .where(
-          and(
-            eq(orderLines.id, update.lineId),
-            eq(orderLines.orderId, update.orderId),
-            eq(orderLines.instanceId, update.instanceId),
-          ),
-        )
-        .get();
-      if (!line?.charges.some((charge) => charge.id === update.charge.id)) return undefined;
-      const charges = line.charges.map((charge) => (charge.id === update.charge.id ? update.charge : charge));
+      const line = tx.select().from(orderLines).where(lineOfOrder(orderLines, update)).get();
+      const charges = chargesReplacing(line, update.charge);
+      if (!line || !charges) return undefined;
       tx.update(orderLines).set({ charges, updatedAt: update.now }).where(eq(orderLines.id, line.id)).run();
       return touchOrder(db, tx, update.orderId, update.now);
     },
     { behavior: 'immediate' },
   );
 
-/**
- * The next check a step records: `now` when a notification hurried the supplier order after the step's
- * claim (its event may not be in what the step read), else the step's own.
- */
-function hurriedSince(progress: { claimedAt: Date; nextCheckAt: Date | null; now: Date }): SQL {
-  const { claimedAt, nextCheckAt, now } = progress;
-  const at = (date: Date | null) => sql.param(date, supplierOrders.nextCheckAt);
-  return sql`case when ${supplierOrders.hurriedAt} >= ${at(claimedAt)} and ${supplierOrders.status} <> 'ended' then ${at(now)} else ${at(nextCheckAt)} end`;
-}
+export const markSupplierOrderPosting: Op<'markSupplierOrderPosting'> = async (
+  db,
+  supplierOrderId,
+  owner,
+  now,
+) =>
+  db
+    .update(supplierOrders)
+    .set({ postedAt: now })
+    .where(leasedSupplierOrder(supplierOrders, supplierOrderId, owner, now))
+    .run().changes === 1;
 
-export const hurrySupplierOrders: Op<'hurrySupplierOrders'> = async (db, sourceId, sellerOrderId, now) => {
-  const rows = db
+export const hurrySupplierOrders: Op<'hurrySupplierOrders'> = async (db, sourceId, sellerOrderId, now) =>
+  db
     .update(supplierOrders)
     .set({ nextCheckAt: now, hurriedAt: now })
-    .where(
-      and(
-        eq(supplierOrders.sourceId, sourceId),
-        ne(supplierOrders.status, 'ended'),
-        sellerOrderId === null ? undefined : eq(supplierOrders.sellerOrderId, sellerOrderId),
-      ),
-    )
-    .returning({ id: supplierOrders.id })
-    .all();
-  return rows.length;
-};
+    .where(hurriedSupplierOrders(supplierOrders, sourceId, sellerOrderId))
+    .run().changes;
 
 export const listSupplierOrders: Op<'listSupplierOrders'> = async (db, orderId) =>
   db

@@ -67,6 +67,8 @@ export const supplierOrders = sqliteTable(
     nextCheckAt: integer({ mode: 'timestamp_ms' }),
     /** When a seller's notification last asked for a read: a step that began before reads again at once. */
     hurriedAt: integer({ mode: 'timestamp_ms' }),
+    /** When the last placement (`POST /productOrder`) was about to be sent: written before it is sent. */
+    postedAt: integer({ mode: 'timestamp_ms' }),
     errorCode: text(),
     errorMessage: text(),
     ...timestamps,

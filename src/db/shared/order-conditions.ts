@@ -1,0 +1,160 @@
+/**
+ * The conditions and column values both dialects' order operations use (`queries/orders.ts`), written once
+ * with drizzle's dialect-neutral operators over the columns each dialect passes in: which rows a statement
+ * takes is the contract's, only how it runs is the dialect's.
+ */
+import { and, type Column, eq, gt, isNull, lte, ne, notInArray, or, type SQL, sql } from 'drizzle-orm';
+import type {
+  ManualLineMove,
+  OrderCharge,
+  OrderLineRow,
+  OrderRecord,
+  OrderSliceQuery,
+  SupplierOrderProgress,
+} from '../contract/index.js';
+import { orderStatusOf } from './orders.js';
+
+/** The `orders` columns the conditions read. */
+export interface OrderColumns {
+  instanceId: Column;
+  customerId: Column;
+  quoteId: Column;
+  status: Column;
+}
+
+/** The `order_lines` columns the conditions read. */
+export interface OrderLineColumns {
+  id: Column;
+  orderId: Column;
+  instanceId: Column;
+}
+
+/** The `supplier_orders` columns the conditions read. */
+export interface SupplierOrderColumns {
+  id: Column;
+  sourceId: Column;
+  status: Column;
+  sellerOrderId: Column;
+  leaseOwner: Column;
+  leaseExpiresAt: Column;
+  nextCheckAt: Column;
+  hurriedAt: Column;
+}
+
+/** A quote's orders that keep it from being ordered again: neither `failed` nor `cancelled`. */
+export function openOrdersOfQuote(t: OrderColumns, quoteId: string): SQL | undefined {
+  return and(eq(t.quoteId, quoteId), notInArray(t.status, ['failed', 'cancelled']));
+}
+
+/** An instance's orders, of one customer and in one status when given. */
+export function ordersMatching(
+  t: OrderColumns,
+  instanceId: string,
+  filter: Pick<OrderSliceQuery, 'customerId' | 'status'>,
+): SQL | undefined {
+  return and(
+    eq(t.instanceId, instanceId),
+    filter.customerId === null ? undefined : eq(t.customerId, filter.customerId),
+    filter.status === null ? undefined : eq(t.status, filter.status),
+  );
+}
+
+/** One line of one order of one instance. */
+export function lineOfOrder(
+  t: OrderLineColumns,
+  ids: { instanceId: string; orderId: string; lineId: string },
+): SQL | undefined {
+  return and(eq(t.id, ids.lineId), eq(t.orderId, ids.orderId), eq(t.instanceId, ids.instanceId));
+}
+
+/** Supplier orders due at `now`: not ended, their next check reached, no live lease. */
+export function dueSupplierOrders(t: SupplierOrderColumns, now: Date): SQL | undefined {
+  return and(
+    lte(t.nextCheckAt, now),
+    ne(t.status, 'ended'),
+    or(isNull(t.leaseExpiresAt), lte(t.leaseExpiresAt, now)),
+  );
+}
+
+/** The supplier order a step is recorded for, while its owner still holds the lease. */
+export function heldSupplierOrder(t: SupplierOrderColumns, progress: SupplierOrderProgress): SQL | undefined {
+  return and(
+    eq(t.id, progress.supplierOrderId),
+    eq(t.leaseOwner, progress.owner),
+    gt(t.leaseExpiresAt, progress.now),
+  );
+}
+
+/** A supplier order while `owner` holds its lease at `now`. */
+export function leasedSupplierOrder(
+  t: SupplierOrderColumns,
+  supplierOrderId: string,
+  owner: string,
+  now: Date,
+): SQL | undefined {
+  return and(eq(t.id, supplierOrderId), eq(t.leaseOwner, owner), gt(t.leaseExpiresAt, now));
+}
+
+/** A source's supplier orders a notification makes due: not ended, of the seller order when it names one. */
+export function hurriedSupplierOrders(
+  t: SupplierOrderColumns,
+  sourceId: string,
+  sellerOrderId: string | null,
+): SQL | undefined {
+  return and(
+    eq(t.sourceId, sourceId),
+    ne(t.status, 'ended'),
+    sellerOrderId === null ? undefined : eq(t.sellerOrderId, sellerOrderId),
+  );
+}
+
+/**
+ * The columns a recorded step writes to its supplier order, lease released. The next check is `now` when a
+ * notification hurried it once the step had begun reading the seller (its event may not be in what the step
+ * read), else the step's own; `timestamp` types a time parameter as the dialect needs it in a `CASE`.
+ */
+export function supplierOrderStepValues(
+  t: SupplierOrderColumns,
+  progress: SupplierOrderProgress,
+  timestamp: (date: Date | null) => SQL,
+) {
+  const { readAt, nextCheckAt, now } = progress;
+  return {
+    status: progress.status,
+    sellerOrderId: progress.sellerOrderId,
+    sellerState: progress.sellerState,
+    nextCheckAt: sql`case when ${t.hurriedAt} >= ${timestamp(readAt)} and ${t.status} <> 'ended' then ${timestamp(now)} else ${timestamp(nextCheckAt)} end`,
+    errorCode: progress.errorCode,
+    errorMessage: progress.errorMessage,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    updatedAt: now,
+  };
+}
+
+/** The columns a manual move writes to its line: status, note, who and when (and the completion date). */
+export function manualMoveValues(move: ManualLineMove) {
+  return {
+    status: move.status,
+    note: move.note,
+    statusChangedByUserId: move.userId,
+    statusChangedAt: move.now,
+    completionDate: move.status === 'completed' ? move.now : null,
+    updatedAt: move.now,
+  };
+}
+
+/** A line's charges with `charge` in place of the one of its id, or null when the line has no such charge. */
+export function chargesReplacing(line: OrderLineRow | undefined, charge: OrderCharge): OrderCharge[] | null {
+  if (!line?.charges.some((each) => each.id === charge.id)) return null;
+  return line.charges.map((each) => (each.id === charge.id ? charge : each));
+}
+
+/**
+ * An order after a change of its lines: its status derived again (`orderStatusOf`), its version one up, its
+ * time `now` — the record the transaction commits and its `order:changed` event carries.
+ */
+export function touchedOrder(record: OrderRecord, now: Date): OrderRecord {
+  const status = orderStatusOf(record.lines);
+  return { ...record, order: { ...record.order, status, version: record.order.version + 1, updatedAt: now } };
+}
