@@ -1,11 +1,12 @@
 import type { SonataNotificationInbox } from '../gathering/sources/mef-sonata/inbox.js';
 import {
-  header,
+  eventBody,
   invalidBody,
-  parseJson,
+  listenerPath,
+  NotificationAnswer,
+  noListener,
   type SonataNotificationRequest,
   type SonataNotificationResponse,
-  unauthorized,
 } from '../gathering/sources/mef-sonata/notification-handler.js';
 import {
   ORDER_NOTIFICATION_BASE_PATH,
@@ -32,22 +33,14 @@ export function handleOrderNotification(
   request: SonataNotificationRequest,
   accept: (sourceId: string, event: SonataOrderEvent) => void,
 ): SonataNotificationResponse {
-  const match = /^\/([^/]*)(\/.*)?$/.exec(request.path);
-  const token = match?.[1] ?? '';
-  if (token === '') return unauthorized('missingCredentials');
-  if (!inbox.authenticates(request.sourceId, token)) return unauthorized('invalidCredentials');
-  const rest = (match?.[2] ?? '').replace(/\/+$/, '');
+  const rest = listenerPath(inbox, request);
+  if (typeof rest !== 'string') return rest;
   const eventType = rest.startsWith(`${ORDER_NOTIFICATION_BASE_PATH}/listener/`)
     ? orderListenerEventType(rest)
     : null;
-  if (!eventType) {
-    return { status: 404, body: { code: 'notFound', reason: 'No notification listener at this path.' } };
-  }
-  const contentType = header(request.headers, 'content-type');
-  if (contentType !== undefined && !/^application\/json\s*(;|$)/i.test(contentType.trim())) {
-    return invalidBody('The event must be sent as application/json.');
-  }
-  const body = typeof request.body === 'string' ? parseJson(request.body) : request.body;
+  if (!eventType) return noListener;
+  const body = eventBody(request);
+  if (body instanceof NotificationAnswer) return body.response;
   const parsed = parseOrderEvent(body, eventType);
   if (!parsed.ok) return invalidBody(parsed.message);
   const { event } = parsed;

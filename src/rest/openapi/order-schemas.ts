@@ -1,18 +1,11 @@
 import { z } from 'zod';
 import { orderLineFulfilments, orderLineStatuses, orderStatuses } from '../../db/values.js';
 import { about, named } from './registry.js';
-import { paginationSchema } from './responses.js';
+import { id, paginationSchema, timestamp } from './responses.js';
 
 // The order documents of `src/rest/order-documents.ts` (issue "Orders, part 1", item 7) and the bodies that
 // wrap them.
 
-const id = () => about('Opaque identifier.', z.string().min(1));
-const timestamp = () =>
-  about(
-    'ISO 8601 timestamp with UTC offset, to the second (`2026-11-22T10:04:50+00:00`).',
-    z.iso.datetime({ offset: true, precision: 0 }),
-    '2026-11-22T10:04:50+00:00',
-  );
 const sellerDate = () => about('ISO 8601 date-time, as the seller gave it.', z.string());
 
 export const orderChargeSchema = named(

@@ -5,8 +5,10 @@ import { about, named } from './registry.js';
 // The documents the REST layer sends, one zod schema per shaping function of `src/rest/documents.ts`; a
 // type test holds each to its function's return type, so the document cannot drift from the code.
 
-const id = () => about('Opaque identifier.', z.string().min(1));
-const timestamp = () =>
+/** An id as the documents show it. */
+export const id = () => about('Opaque identifier.', z.string().min(1));
+/** A time as the documents show it. */
+export const timestamp = () =>
   about(
     'ISO 8601 timestamp with UTC offset, to the second (`2026-11-22T10:04:50+00:00`).',
     z.iso.datetime({ offset: true, precision: 0 }),

@@ -88,20 +88,12 @@ export function handleSonataNotification(
     inbox.deliver(notification);
   },
 ): SonataNotificationResponse {
-  const match = /^\/([^/]*)(\/.*)?$/.exec(request.path);
-  const token = match?.[1] ?? '';
-  if (token === '') return unauthorized('missingCredentials');
-  if (!inbox.authenticates(request.sourceId, token)) return unauthorized('invalidCredentials');
-  const rest = (match?.[2] ?? '').replace(/\/+$/, '');
+  const rest = listenerPath(inbox, request);
+  if (typeof rest !== 'string') return rest;
   const listener = listenerOf(rest);
-  if (!listener) {
-    return { status: 404, body: { code: 'notFound', reason: 'No notification listener at this path.' } };
-  }
-  const contentType = header(request.headers, 'content-type');
-  if (contentType !== undefined && !/^application\/json\s*(;|$)/i.test(contentType.trim())) {
-    return invalidBody('The event must be sent as application/json.');
-  }
-  const body = typeof request.body === 'string' ? parseJson(request.body) : request.body;
+  if (!listener) return noListener;
+  const body = eventBody(request);
+  if (body instanceof NotificationAnswer) return body.response;
   const parsed = listener.api === 'poq' ? poqEventSchema.safeParse(body) : quoteEventSchema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -143,13 +135,13 @@ function listenerOf(path: string): { api: SonataApi; eventType: string } | null 
 }
 
 /** A request header by its lower-case name (the first value of a repeated one). */
-export function header(headers: SonataNotificationRequest['headers'], name: string): string | undefined {
+function header(headers: SonataNotificationRequest['headers'], name: string): string | undefined {
   const value = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
   return Array.isArray(value) ? value[0] : value;
 }
 
 /** A body's JSON, or undefined when it is none. */
-export function parseJson(body: string): unknown {
+function parseJson(body: string): unknown {
   try {
     return JSON.parse(body) as unknown;
   } catch {
@@ -158,11 +150,46 @@ export function parseJson(body: string): unknown {
 }
 
 /** The notification documents' `401` (`Error401`). */
-export function unauthorized(code: 'missingCredentials' | 'invalidCredentials'): SonataNotificationResponse {
+function unauthorized(code: 'missingCredentials' | 'invalidCredentials'): SonataNotificationResponse {
   return { status: 401, body: { code, reason: 'The notification callback is not authenticated.' } };
 }
 
 /** The notification documents' `400 invalidBody` (`Error400`). */
 export function invalidBody(message: string): SonataNotificationResponse {
   return { status: 400, body: { code: 'invalidBody', reason: 'The event is not valid.', message } };
+}
+
+/** The notification documents' `404`: no listener of that event type at the path. */
+export const noListener: SonataNotificationResponse = {
+  status: 404,
+  body: { code: 'notFound', reason: 'No notification listener at this path.' },
+};
+
+/**
+ * The path of a callback below its token (`/mefApi/sonata/<notification API>/v<n>/listener/<eventType>`,
+ * without a trailing slash), or the `401` for a missing or wrong token (the HMAC of the source id).
+ */
+export function listenerPath(
+  inbox: SonataNotificationInbox,
+  request: SonataNotificationRequest,
+): string | SonataNotificationResponse {
+  const match = /^\/([^/]*)(\/.*)?$/.exec(request.path);
+  const token = match?.[1] ?? '';
+  if (token === '') return unauthorized('missingCredentials');
+  if (!inbox.authenticates(request.sourceId, token)) return unauthorized('invalidCredentials');
+  return (match?.[2] ?? '').replace(/\/+$/, '');
+}
+
+/** An answer given instead of a value (see {@link eventBody}). */
+export class NotificationAnswer {
+  constructor(readonly response: SonataNotificationResponse) {}
+}
+
+/** A callback's JSON body (undefined when it is no JSON), or the `400` for another content type. */
+export function eventBody(request: SonataNotificationRequest): unknown {
+  const contentType = header(request.headers, 'content-type');
+  if (contentType !== undefined && !/^application\/json\s*(;|$)/i.test(contentType.trim())) {
+    return new NotificationAnswer(invalidBody('The event must be sent as application/json.'));
+  }
+  return typeof request.body === 'string' ? parseJson(request.body) : request.body;
 }
