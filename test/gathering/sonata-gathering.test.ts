@@ -23,18 +23,15 @@ import {
   products,
   registerSonata,
 } from './sonata-gateway.js';
+import { catalogueOffers, sellerSettings, sonataProblems, sorted } from './sources/mef-sonata/fixtures.js';
 import {
-  catalogueOffers,
   coordinateInstallPlace,
   exampleInstallPlace,
   type SellerAnswers,
   sellerAnswers,
-  sellerSettings,
-  sonataProblems,
-  sorted,
   storedOffers,
   withOrderTerms,
-} from './sources/mef-sonata/fixtures.js';
+} from './sources/mef-sonata/order-terms-fixtures.js';
 
 /*
  * Issue 18 end to end: mef-sonata sources registered on a tenant, the simulator's Sonata sellers on

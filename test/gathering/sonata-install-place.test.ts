@@ -3,14 +3,8 @@ import { type SonataSeller, startSonataSeller } from '../../src/gathering/simula
 import { startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
 import { type Locatieserver, startLocatieserver } from '../helpers/pdok-locatieserver.js';
 import { comparable, completed, markupPlan, products, registerSonata } from './sonata-gateway.js';
-import {
-  catalogueOffers,
-  sellerAnswers,
-  sellerSettings,
-  sorted,
-  storedOffers,
-  withOrderTerms,
-} from './sources/mef-sonata/fixtures.js';
+import { catalogueOffers, sellerSettings, sorted } from './sources/mef-sonata/fixtures.js';
+import { sellerAnswers, storedOffers, withOrderTerms } from './sources/mef-sonata/order-terms-fixtures.js';
 
 /*
  * Issue 32, rules 2 and 3 end to end: a Dutch address given by postal code and house number only, a gateway

@@ -20,15 +20,17 @@ import {
 import {
   apiOf,
   catalogueOffers,
-  coordinateInstallPlace,
-  exampleInstallPlace,
-  sellerAnswers,
   sellerSettings,
   sonataProblems,
   sorted,
+} from './sources/mef-sonata/fixtures.js';
+import {
+  coordinateInstallPlace,
+  exampleInstallPlace,
+  sellerAnswers,
   storedOffers,
   withOrderTerms,
-} from './sources/mef-sonata/fixtures.js';
+} from './sources/mef-sonata/order-terms-fixtures.js';
 
 /*
  * Issue 18, "What it must show", through the whole gateway: a deferred seller that is polled completes the

@@ -2,16 +2,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { SonataSourceSettings } from '../../../../src/gathering/sources/mef-sonata/settings.js';
 import { createMefSonataSource } from '../../../../src/gathering/sources/mef-sonata/source.js';
 import { type SonataValidator, sonataValidator } from '../../../helpers/sonata-openapi.js';
-import {
-  configuration,
-  exampleInstallPlace,
-  fastPolicy,
-  queryOf,
-  requestRow,
-  rollingTerm,
-  sonataProblems,
-  sourceRow,
-} from './fixtures.js';
+import { configuration, fastPolicy, queryOf, requestRow, sonataProblems, sourceRow } from './fixtures.js';
+import { exampleInstallPlace, rollingTerm } from './order-terms-fixtures.js';
 import { type OwnSeller, poqAnswer, price, quoteAnswer, startOwnSeller, term } from './own-seller.js';
 
 /*

@@ -9,16 +9,14 @@ import { createMefSonataSource } from '../../../../src/gathering/sources/mef-son
 import { type SonataValidator, sonataValidator } from '../../../helpers/sonata-openapi.js';
 import {
   catalogueOffers,
-  exampleInstallPlace,
   fastPolicy,
   queryOf,
-  sellerAnswers,
   sellerSettings,
   sonataProblems,
   sorted,
   sourceRow,
-  withOrderTerms,
 } from './fixtures.js';
+import { exampleInstallPlace, sellerAnswers, withOrderTerms } from './order-terms-fixtures.js';
 
 const examplePlace = { countryCode: 'NL', postalCode: '1016XA', city: 'Amsterdam' };
 

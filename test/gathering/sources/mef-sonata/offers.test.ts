@@ -4,18 +4,16 @@ import {
   catalogueOffers,
   configuration,
   exampleAddress,
-  exampleInstallPlace,
   queryOf,
   requestRow,
-  rollingTerm,
   seller,
-  sellerAnswers,
   sellerSettings,
   sent,
   simulatedSellerPerTest,
   sorted,
   sourceRow,
 } from './fixtures.js';
+import { exampleInstallPlace, rollingTerm, sellerAnswers } from './order-terms-fixtures.js';
 
 /*
  * docs/mef-sonata-mapping.md §4 against the simulator's sellers: what the adapter makes of the answers

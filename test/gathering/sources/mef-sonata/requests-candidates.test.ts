@@ -4,19 +4,16 @@ import {
   adapterFor,
   catalogueOffers,
   configuration,
-  exampleInstallPlace,
   queryOf,
   requestRow,
-  rollingTerm,
   seller,
-  sellerAnswers,
   sellerSettings,
   sent,
   simulatedSellerPerTest,
   sorted,
   sourceRow,
-  withOrderTerms,
 } from './fixtures.js';
+import { exampleInstallPlace, rollingTerm, sellerAnswers, withOrderTerms } from './order-terms-fixtures.js';
 
 /*
  * docs/mef-sonata-mapping.md §2b against the simulator's sellers: the candidates a request's filters make of

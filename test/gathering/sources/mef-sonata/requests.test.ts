@@ -5,22 +5,24 @@ import {
   catalogueOffers,
   configuration,
   coordinateAddress,
-  coordinateInstallPlace,
   exampleAddress,
-  exampleInstallPlace,
   now,
   queryOf,
   requestRow,
-  rollingTerm,
   seller,
-  sellerAnswers,
   sellerSettings,
   sent,
   simulatedSellerPerTest,
   sorted,
   sourceRow,
-  withOrderTerms,
 } from './fixtures.js';
+import {
+  coordinateInstallPlace,
+  exampleInstallPlace,
+  rollingTerm,
+  sellerAnswers,
+  withOrderTerms,
+} from './order-terms-fixtures.js';
 
 /*
  * docs/mef-sonata-mapping.md, row by row, against the simulator's sellers: where the adapter sends (§1) and
