@@ -6,19 +6,7 @@
  */
 import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { OrderRecord, SupplierOrderRow } from '../../contract/index.js';
-import {
-  chargesReplacing,
-  dueSupplierOrders,
-  heldSupplierOrder,
-  hurriedSupplierOrders,
-  leasedSupplierOrder,
-  lineOfOrder,
-  manualMoveValues,
-  openOrdersOfQuote,
-  ordersMatching,
-  supplierOrderStepValues,
-  touchedOrder,
-} from '../../shared/order-conditions.js';
+import * as conditions from '../../shared/order-conditions.js';
 import {
   lineChanges,
   manualLineRefusal,
@@ -77,7 +65,7 @@ async function orderRecordIn(tx: Tx, orderId: string): Promise<OrderRecord | und
 async function touchOrder(tx: Tx, orderId: string, now: Date): Promise<OrderRecord | undefined> {
   const record = await orderRecordIn(tx, orderId);
   if (!record) return undefined;
-  const touched = touchedOrder(record, now);
+  const touched = conditions.touchedOrder(record, now);
   const { status, version } = touched.order;
   await tx.update(orders).set({ status, version, updatedAt: now }).where(eq(orders.id, orderId));
   await tx.insert(outboxEvents).values(orderChangeEvent(touched, 'updated'));
@@ -95,7 +83,7 @@ export const insertOrder: Op<'insertOrder'> = async (db, input) =>
     const [open] = await tx
       .select({ id: orders.id })
       .from(orders)
-      .where(openOrdersOfQuote(orders, input.quoteId))
+      .where(conditions.openOrdersOfQuote(orders, input.quoteId))
       .limit(1);
     if (open) return 'quote_ordered' as const;
     const rows = newOrderRows(input);
@@ -125,7 +113,7 @@ export const countOrders: Op<'countOrders'> = async (db, instanceId, filter) => 
   const [row] = await db
     .select({ count: sql<number>`count(*)::int` })
     .from(orders)
-    .where(ordersMatching(orders, instanceId, filter));
+    .where(conditions.ordersMatching(orders, instanceId, filter));
   return row?.count ?? 0;
 };
 
@@ -137,7 +125,7 @@ export const sliceOrders: Op<'sliceOrders'> = async (db, instanceId, query) => {
     : undefined;
   return orderRecords(
     db,
-    and(ordersMatching(orders, instanceId, query), bound),
+    and(conditions.ordersMatching(orders, instanceId, query), bound),
     newestFirst,
     query.limit,
     query.offset,
@@ -149,7 +137,7 @@ export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, 
     const due = await tx
       .select({ id: supplierOrders.id })
       .from(supplierOrders)
-      .where(dueSupplierOrders(supplierOrders, now))
+      .where(conditions.dueSupplierOrders(supplierOrders, now))
       .orderBy(asc(supplierOrders.nextCheckAt), asc(bytewise(supplierOrders.id)))
       .limit(limit)
       .for('update', { skipLocked: true });
@@ -193,8 +181,8 @@ export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = as
     await lockOrder(tx, current.orderId);
     const [held] = await tx
       .update(supplierOrders)
-      .set(supplierOrderStepValues(supplierOrders, progress, timestamp))
-      .where(heldSupplierOrder(supplierOrders, progress))
+      .set(conditions.supplierOrderStepValues(supplierOrders, progress, timestamp))
+      .where(conditions.heldSupplierOrder(supplierOrders, progress))
       .returning({ orderId: supplierOrders.orderId });
     if (!held) return undefined;
     const lines = await tx
@@ -218,18 +206,18 @@ export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = as
 export const moveManualOrderLine: Op<'moveManualOrderLine'> = async (db, move) =>
   db.transaction(async (tx) => {
     await lockOrder(tx, move.orderId);
-    const [line] = await tx.select().from(orderLines).where(lineOfOrder(orderLines, move));
+    const [line] = await tx.select().from(orderLines).where(conditions.lineOfOrder(orderLines, move));
     const refusal = manualLineRefusal(line);
     if (refusal) return refusal;
-    await tx.update(orderLines).set(manualMoveValues(move)).where(eq(orderLines.id, move.lineId));
+    await tx.update(orderLines).set(conditions.manualMoveValues(move)).where(eq(orderLines.id, move.lineId));
     return (await touchOrder(tx, move.orderId, move.now)) as OrderRecord;
   });
 
 export const updateOrderLineCharge: Op<'updateOrderLineCharge'> = async (db, update) =>
   db.transaction(async (tx) => {
     await lockOrder(tx, update.orderId);
-    const [line] = await tx.select().from(orderLines).where(lineOfOrder(orderLines, update));
-    const charges = chargesReplacing(line, update.charge);
+    const [line] = await tx.select().from(orderLines).where(conditions.lineOfOrder(orderLines, update));
+    const charges = conditions.chargesReplacing(line, update.charge);
     if (!line || !charges) return undefined;
     await tx.update(orderLines).set({ charges, updatedAt: update.now }).where(eq(orderLines.id, line.id));
     return touchOrder(tx, update.orderId, update.now);
@@ -244,7 +232,7 @@ export const markSupplierOrderPosting: Op<'markSupplierOrderPosting'> = async (
   const marked = await db
     .update(supplierOrders)
     .set({ postedAt: now })
-    .where(leasedSupplierOrder(supplierOrders, supplierOrderId, owner, now))
+    .where(conditions.leasedSupplierOrder(supplierOrders, supplierOrderId, owner, now))
     .returning({ id: supplierOrders.id });
   return marked.length === 1;
 };
@@ -253,7 +241,7 @@ export const hurrySupplierOrders: Op<'hurrySupplierOrders'> = async (db, sourceI
   const hurried = await db
     .update(supplierOrders)
     .set({ nextCheckAt: now, hurriedAt: now })
-    .where(hurriedSupplierOrders(supplierOrders, sourceId, sellerOrderId))
+    .where(conditions.hurriedSupplierOrders(supplierOrders, sourceId, sellerOrderId))
     .returning({ id: supplierOrders.id });
   return hurried.length;
 };

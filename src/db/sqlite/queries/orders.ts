@@ -1,23 +1,11 @@
 /**
  * The SQLite store's order operations, as `contract/orders.ts` states them; which rows each statement takes
- * is `shared/order-conditions.ts`. Every write is one `BEGIN IMMEDIATE` transaction: SQLite's one writer at
+ * is `shared/order-conditions.ts` (`conditions`). Every write is one `BEGIN IMMEDIATE` transaction: SQLite's one writer at
  * a time is the lock the contract promises.
  */
 import { and, asc, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { OrderRecord, SupplierOrderRow } from '../../contract/index.js';
-import {
-  chargesReplacing,
-  dueSupplierOrders,
-  heldSupplierOrder,
-  hurriedSupplierOrders,
-  leasedSupplierOrder,
-  lineOfOrder,
-  manualMoveValues,
-  openOrdersOfQuote,
-  ordersMatching,
-  supplierOrderStepValues,
-  touchedOrder,
-} from '../../shared/order-conditions.js';
+import * as conditions from '../../shared/order-conditions.js';
 import {
   lineChanges,
   manualLineRefusal,
@@ -77,7 +65,7 @@ function orderRecordIn(tx: Tx, orderId: string): OrderRecord | undefined {
 function touchOrder(db: SqliteDb, tx: Tx, orderId: string, now: Date): OrderRecord | undefined {
   const record = orderRecordIn(tx, orderId);
   if (!record) return undefined;
-  const touched = touchedOrder(record, now);
+  const touched = conditions.touchedOrder(record, now);
   const { status, version } = touched.order;
   tx.update(orders).set({ status, version, updatedAt: now }).where(eq(orders.id, orderId)).run();
   recordEvents(db, [orderChangeEvent(touched, 'updated')]);
@@ -87,7 +75,13 @@ function touchOrder(db: SqliteDb, tx: Tx, orderId: string, now: Date): OrderReco
 export const insertOrder: Op<'insertOrder'> = async (db, input) =>
   db.transaction(
     (tx) => {
-      if (tx.select({ id: orders.id }).from(orders).where(openOrdersOfQuote(orders, input.quoteId)).get()) {
+      if (
+        tx
+          .select({ id: orders.id })
+          .from(orders)
+          .where(conditions.openOrdersOfQuote(orders, input.quoteId))
+          .get()
+      ) {
         return 'quote_ordered' as const;
       }
       const rows = newOrderRows(input);
@@ -116,7 +110,7 @@ export const countOrders: Op<'countOrders'> = async (db, instanceId, filter) =>
   db
     .select({ count: sql<number>`count(*)` })
     .from(orders)
-    .where(ordersMatching(orders, instanceId, filter))
+    .where(conditions.ordersMatching(orders, instanceId, filter))
     .get()?.count ?? 0;
 
 export const sliceOrders: Op<'sliceOrders'> = async (db, instanceId, query) => {
@@ -127,7 +121,7 @@ export const sliceOrders: Op<'sliceOrders'> = async (db, instanceId, query) => {
         and(eq(orders.createdAt, after.createdAt), lt(orders.id, after.id)),
       )
     : undefined;
-  const where = and(ordersMatching(orders, instanceId, query), bound);
+  const where = and(conditions.ordersMatching(orders, instanceId, query), bound);
   return orderRecords(db, where, newestFirst, query.limit, query.offset);
 };
 
@@ -137,7 +131,7 @@ export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, 
       const due = tx
         .select({ id: supplierOrders.id })
         .from(supplierOrders)
-        .where(dueSupplierOrders(supplierOrders, now))
+        .where(conditions.dueSupplierOrders(supplierOrders, now))
         .orderBy(asc(supplierOrders.nextCheckAt), asc(supplierOrders.id))
         .limit(boundLimit(limit))
         .all();
@@ -176,8 +170,8 @@ export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = as
     (tx) => {
       const held = tx
         .update(supplierOrders)
-        .set(supplierOrderStepValues(supplierOrders, progress, timestamp))
-        .where(heldSupplierOrder(supplierOrders, progress))
+        .set(conditions.supplierOrderStepValues(supplierOrders, progress, timestamp))
+        .where(conditions.heldSupplierOrder(supplierOrders, progress))
         .returning({ orderId: supplierOrders.orderId })
         .get();
       if (!held) return undefined;
@@ -206,10 +200,13 @@ export const moveManualOrderLine: Op<'moveManualOrderLine'> = async (db, move) =
   db.transaction(
     (tx) => {
       const refusal = manualLineRefusal(
-        tx.select().from(orderLines).where(lineOfOrder(orderLines, move)).get(),
+        tx.select().from(orderLines).where(conditions.lineOfOrder(orderLines, move)).get(),
       );
       if (refusal) return refusal;
-      tx.update(orderLines).set(manualMoveValues(move)).where(eq(orderLines.id, move.lineId)).run();
+      tx.update(orderLines)
+        .set(conditions.manualMoveValues(move))
+        .where(eq(orderLines.id, move.lineId))
+        .run();
       return touchOrder(db, tx, move.orderId, move.now) as OrderRecord;
     },
     { behavior: 'immediate' },
@@ -218,8 +215,8 @@ export const moveManualOrderLine: Op<'moveManualOrderLine'> = async (db, move) =
 export const updateOrderLineCharge: Op<'updateOrderLineCharge'> = async (db, update) =>
   db.transaction(
     (tx) => {
-      const line = tx.select().from(orderLines).where(lineOfOrder(orderLines, update)).get();
-      const charges = chargesReplacing(line, update.charge);
+      const line = tx.select().from(orderLines).where(conditions.lineOfOrder(orderLines, update)).get();
+      const charges = conditions.chargesReplacing(line, update.charge);
       if (!line || !charges) return undefined;
       tx.update(orderLines).set({ charges, updatedAt: update.now }).where(eq(orderLines.id, line.id)).run();
       return touchOrder(db, tx, update.orderId, update.now);
@@ -236,14 +233,14 @@ export const markSupplierOrderPosting: Op<'markSupplierOrderPosting'> = async (
   db
     .update(supplierOrders)
     .set({ postedAt: now })
-    .where(leasedSupplierOrder(supplierOrders, supplierOrderId, owner, now))
+    .where(conditions.leasedSupplierOrder(supplierOrders, supplierOrderId, owner, now))
     .run().changes === 1;
 
 export const hurrySupplierOrders: Op<'hurrySupplierOrders'> = async (db, sourceId, sellerOrderId, now) =>
   db
     .update(supplierOrders)
     .set({ nextCheckAt: now, hurriedAt: now })
-    .where(hurriedSupplierOrders(supplierOrders, sourceId, sellerOrderId))
+    .where(conditions.hurriedSupplierOrders(supplierOrders, sourceId, sellerOrderId))
     .run().changes;
 
 export const listSupplierOrders: Op<'listSupplierOrders'> = async (db, orderId) =>
