@@ -1,5 +1,6 @@
 import SchemaBuilder from '@pothos/core';
 import RelayPlugin from '@pothos/plugin-relay';
+import { GraphQLError, Kind } from 'graphql';
 import type { Context } from '../context.js';
 import { type IdKind, idKind } from '../ids.js';
 
@@ -38,14 +39,32 @@ export const builder = new SchemaBuilder<{
   },
 });
 
+/**
+ * A `DateTime` input: an ISO 8601 timestamp with a UTC offset (RFC 3339).
+ * @throws {GraphQLError} `BAD_USER_INPUT` for anything else, which GraphQL reports as the input's error.
+ */
+function parseDateTime(value: unknown): Date {
+  const text = typeof value === 'string' ? value : '';
+  const date = new Date(text);
+  if (!isoDateTime.test(text) || Number.isNaN(date.getTime())) {
+    throw new GraphQLError(
+      'DateTime must be an ISO 8601 timestamp with an offset, e.g. 2026-11-22T10:04:50Z.',
+      {
+        extensions: { code: 'BAD_USER_INPUT' },
+      },
+    );
+  }
+  return date;
+}
+
+/** RFC 3339 `date-time` (seconds optional fractions, `Z` or `±hh:mm`). */
+const isoDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
 builder.scalarType('DateTime', {
   description: 'An ISO 8601 timestamp in UTC, e.g. `2026-11-22T10:04:50.123Z`.',
   serialize: (date) => date.toISOString(),
-  parseValue: (value) => {
-    const date = new Date(String(value));
-    if (Number.isNaN(date.getTime())) throw new TypeError('DateTime must be an ISO 8601 timestamp');
-    return date;
-  },
+  parseValue: parseDateTime,
+  parseLiteral: (node) => parseDateTime(node.kind === Kind.STRING ? node.value : undefined),
 });
 
 builder.queryType({ description: 'Reads of the caller’s instance.' });

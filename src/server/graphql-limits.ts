@@ -52,10 +52,11 @@ export const graphqlLimits = {
    * graphql-armor's cost: 1 a scalar, 2 an object, ×1.5 per level, × a literal `first`/`last`; a fragment
    * costs at each of its spreads at least what its fields would cost inline, so spreading one fragment
    * many times multiplies its cost. The costliest single page is `quotes(first: 100)` with every field
-   * (≈49,500); twice that lets one full page of any list pass with room for the schema to grow, while a
-   * page of pages — 100 customers × 100 requests each, ≈1,000,000 — is refused. `test/server/graphql-limits.test.ts` checks every
+   * three levels deep, its orders and their lines included (≈120,200); twice that lets one full page of any
+   * list pass with room for the schema to grow, while a page of pages — 100 customers × 100 requests each,
+   * ≈1,000,000 — is refused. `test/server/graphql-limits.test.ts` checks every
    * full page against it. graphql-armor counts a page size given as a variable as 1, so nested pages
    * sized by variables are bounded only by the resolvers' cap of 100 a page.
    */
-  maxCost: 100_000,
+  maxCost: 250_000,
 } as const;

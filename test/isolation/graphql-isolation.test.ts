@@ -26,8 +26,11 @@ type Objects = Partial<Record<IdKind, string>>;
 interface IdCheck {
   /** The kind of A's object put in the slot. */
   kind: IdKind;
-  /** `null`: the field answers null; otherwise the `extensions.code` of its one error. */
-  expects: null | 'NOT_FOUND' | 'BAD_USER_INPUT';
+  /**
+   * `null`: the field answers null; `{ data }`: exactly that data, no error (a list filtered by the id);
+   * otherwise the `extensions.code` of its one error.
+   */
+  expects: null | 'NOT_FOUND' | 'BAD_USER_INPUT' | { data: unknown };
   operation(id: string, own: Objects): { query: string; variables: Record<string, unknown> };
 }
 
@@ -46,6 +49,10 @@ const CREATE_REQUESTS = `mutation ($input: [AvailabilityRequestInput!]!) {
   createAvailabilityRequests(input: $input) { availabilityRequests { id } } }`;
 const CREATE_QUOTE = `mutation ($input: CreateQuoteInput!) { createQuote(input: $input) { quote { id } } }`;
 const ADD_PRODUCTS = `mutation ($input: AddQuoteProductsInput!) { addQuoteProducts(input: $input) { quote { id } } }`;
+const PLACE_ORDER = `mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { order { id } } }`;
+const MOVE_LINE = `mutation ($input: UpdateManualOrderLineInput!) {
+  updateManualOrderLine(input: $input) { order { id } } }`;
+const RESPOND = `mutation ($input: RespondToChargeInput!) { respondToCharge(input: $input) { order { id } } }`;
 const ASSIGN = `mutation ($c: ID!, $p: ID!) { assignPricePlan(customerId: $c, pricePlanId: $p) { customer { id } } }`;
 
 const productLists = [
@@ -59,7 +66,75 @@ const fixtures: Record<string, IdCheck[]> = {
   'availabilityRequest(id)': [read('availabilityRequest', 'id status', 'availabilityRequest')],
   'customer(id)': [read('customer', 'id name', 'customer')],
   'quote(id)': [read('quote', 'id name', 'quote')],
-  'node(id)': (['availabilityRequest', 'customer', 'project', 'quote'] as const).map((kind) =>
+  'order(id)': [read('order', 'id status', 'order')],
+  'orders(customerId)': [
+    {
+      kind: 'customer',
+      expects: { data: { orders: { totalCount: 0, edges: [] } } },
+      operation: (id) => ({
+        query: 'query ($id: ID!) { orders(first: 5, customerId: $id) { totalCount edges { node { id } } } }',
+        variables: { id },
+      }),
+    },
+  ],
+  'placeOrder(input.quoteId)': [
+    {
+      kind: 'quote',
+      expects: 'BAD_USER_INPUT',
+      operation: (id) => ({ query: PLACE_ORDER, variables: { input: { quoteId: id } } }),
+    },
+  ],
+  'updateManualOrderLine(input.orderId)': [
+    {
+      kind: 'order',
+      expects: 'NOT_FOUND',
+      operation: (id, own) => ({
+        query: MOVE_LINE,
+        variables: { input: { orderId: id, lineId: own.orderLine, status: 'COMPLETED' } },
+      }),
+    },
+  ],
+  'updateManualOrderLine(input.lineId)': [
+    {
+      kind: 'orderLine',
+      expects: 'NOT_FOUND',
+      operation: (id, own) => ({
+        query: MOVE_LINE,
+        variables: { input: { orderId: own.order, lineId: id, status: 'COMPLETED' } },
+      }),
+    },
+  ],
+  ...Object.fromEntries(
+    (
+      [
+        ['orderId', 'order'],
+        ['lineId', 'orderLine'],
+        // A charge id is the seller's; A's order id stands in for an id of A's.
+        ['chargeId', 'order'],
+      ] as const
+    ).map(([field, kind]) => [
+      `respondToCharge(input.${field})`,
+      [
+        {
+          kind,
+          expects: 'NOT_FOUND' as const,
+          operation: (id: string, own: Objects) => ({
+            query: RESPOND,
+            variables: {
+              input: {
+                orderId: own.order,
+                lineId: own.orderLine,
+                chargeId: 'chg-1',
+                accept: true,
+                [field]: id,
+              },
+            },
+          }),
+        },
+      ],
+    ]),
+  ),
+  'node(id)': (['availabilityRequest', 'customer', 'project', 'quote', 'order'] as const).map((kind) =>
     read('node', 'id __typename', kind),
   ),
   'createAvailabilityRequests(input.customerId)': [
@@ -225,7 +300,7 @@ const withoutId = (document: unknown, id: string): unknown =>
   JSON.parse(JSON.stringify(document).replaceAll(id, '<id>'));
 
 /** Everything of A's that a check could touch, as A reads it. */
-const SNAPSHOT = `query ($request: ID!, $customer: ID!, $project: ID!, $quote: ID!, $n: Int) {
+const SNAPSHOT = `query ($request: ID!, $customer: ID!, $project: ID!, $quote: ID!, $order: ID!, $n: Int) {
   availabilityRequest(id: $request) { id status products { id mrc nrc } sources { sourceId status } }
   customer(id: $customer) {
     id name pricePlan { id } projects(first: $n) { edges { node { id name } } }
@@ -239,6 +314,8 @@ const SNAPSHOT = `query ($request: ID!, $customer: ID!, $project: ID!, $quote: I
   mandatoryProducts { id name description mrc nrc }
   customers(first: $n) { totalCount }
   quotes(first: $n) { totalCount }
+  order(id: $order) { id status lines { id status note } }
+  orders(first: $n) { totalCount }
 }`;
 
 const roles = ['instance_admin', 'connectivity_check'] as const;
@@ -250,8 +327,8 @@ const ofA: Objects = {};
 const ofB: Objects = {};
 
 async function snapshotOfA(): Promise<Json> {
-  const { availabilityRequest: request, customer, project, quote } = ofA;
-  const result = await a.api.graphql(SNAPSHOT, { request, customer, project, quote, n: 100 });
+  const { availabilityRequest: request, customer, project, quote, order } = ofA;
+  const result = await a.api.graphql(SNAPSHOT, { request, customer, project, quote, order, n: 100 });
   if (result.errors) throw new Error(`snapshot failed: ${JSON.stringify(result.errors)}`);
   return result.data;
 }
@@ -287,6 +364,9 @@ async function populate(tenant: TestTenant, into: Objects, gather: boolean): Pro
     ...(gather ? { availability_request_product_ids: [into.availabilityRequestProduct] } : {}),
   });
   into.quote = quote.body.data.id;
+  const order = (await api.post('/orders', { quote_id: into.quote })).body.data;
+  into.order = order.id;
+  into.orderLine = order.lines.find((line: Json) => line.fulfilment === 'manual').id;
 }
 
 beforeAll(async () => {
@@ -323,6 +403,9 @@ describe('GraphQL tenant isolation', () => {
       if (check.expects === null) {
         expect(unknown.errors).toBeUndefined();
         expect(Object.values(unknown.data ?? {})).toEqual([null]);
+      } else if (typeof check.expects === 'object') {
+        expect(unknown.errors).toBeUndefined();
+        expect(unknown.data).toEqual(check.expects.data);
       } else {
         expect(unknown.errors?.map((error: Json) => error.extensions?.code)).toEqual([check.expects]);
       }

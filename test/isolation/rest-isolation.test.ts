@@ -28,7 +28,7 @@ type Objects = Partial<Record<IdKind, string>>;
 interface IdCheck {
   /** The kind of A's object put in the slot. */
   kind: IdKind;
-  request(id: string, own: Objects): { method: 'GET' | 'POST'; path: string; body?: unknown };
+  request(id: string, own: Objects): { method: 'GET' | 'POST' | 'PATCH'; path: string; body?: unknown };
 }
 
 const address = { country_code: 'NL', postal_code: '1016XA', house_number: '206' };
@@ -117,6 +117,67 @@ const fixtures: Record<string, Partial<Record<Slot, IdCheck>>> = {
       ]),
     ),
   },
+  'GET /orders': {
+    // A filter: an id of no customer of B's filters everything out, whoever's it is.
+    'query:filter[customer_id]': {
+      kind: 'customer',
+      request: (id) => ({ method: 'GET', path: `/orders?filter[customer_id]=${id}` }),
+    },
+  },
+  'GET /orders/:id': {
+    'path:id': { kind: 'order', request: (id) => ({ method: 'GET', path: `/orders/${id}` }) },
+  },
+  'POST /orders': {
+    'body:quote_id': {
+      kind: 'quote',
+      request: (id) => ({ method: 'POST', path: '/orders', body: { quote_id: id } }),
+    },
+  },
+  'PATCH /orders/:id/lines/:line_id': {
+    'path:id': {
+      kind: 'order',
+      request: (id, own) => ({
+        method: 'PATCH',
+        path: `/orders/${id}/lines/${own.orderLine}`,
+        body: { status: 'completed' },
+      }),
+    },
+    'path:line_id': {
+      kind: 'orderLine',
+      request: (id, own) => ({
+        method: 'PATCH',
+        path: `/orders/${own.order}/lines/${id}`,
+        body: { status: 'completed' },
+      }),
+    },
+  },
+  ...Object.fromEntries(
+    (['accept', 'decline'] as const).map((verb) => {
+      const path = (order?: string, line?: string, charge = 'chg-1') =>
+        `/orders/${order}/lines/${line}/charges/${charge}/${verb}`;
+      return [
+        `POST /orders/:id/lines/:line_id/charges/:charge_id/${verb}`,
+        {
+          'path:id': {
+            kind: 'order',
+            request: (id: string, own: Objects) => ({ method: 'POST', path: path(id, own.orderLine) }),
+          },
+          'path:line_id': {
+            kind: 'orderLine',
+            request: (id: string, own: Objects) => ({ method: 'POST', path: path(own.order, id) }),
+          },
+          // A charge id is the seller's; A's order id stands in for an id of A's.
+          'path:charge_id': {
+            kind: 'order',
+            request: (id: string, own: Objects) => ({
+              method: 'POST',
+              path: path(own.order, own.orderLine, id),
+            }),
+          },
+        } satisfies Partial<Record<Slot, IdCheck>>,
+      ];
+    }),
+  ),
 };
 
 /** Body routes whose input is checked to hold no object ids although the probe cannot tell. */
@@ -175,7 +236,7 @@ async function bodyIdSlots(api: ApiClient, route: Route): Promise<Slot[] | null>
     [element, ''],
     [[element], '/0'],
   ] as const) {
-    const response = await api.post(path, body);
+    const response = await api.request(route.method, path, { body });
     const unknown = new Set(
       ((response.body?.errors ?? []) as Json[])
         .filter((error) => error.message === 'is not a known field')
@@ -229,6 +290,9 @@ async function populate(tenant: TestTenant, into: Objects, gather: boolean): Pro
     ...(gather ? { availability_request_product_ids: [into.availabilityRequestProduct] } : {}),
   });
   into.quote = quote.body.data.id;
+  const order = (await tenant.api.post('/orders', { quote_id: into.quote })).body.data;
+  into.order = order.id;
+  into.orderLine = order.lines.find((line: Json) => line.fulfilment === 'manual').id;
 }
 
 beforeAll(async () => {
@@ -286,7 +350,9 @@ describe('REST tenant isolation', () => {
       const foreign = await send(foreignId);
 
       expect(await rowCounts(server)).toEqual(before);
-      expect(unknown.status).toBe(slot.startsWith('body:') ? 422 : 404);
+      expect(unknown.status).toBe(
+        slot.startsWith('body:') ? 422 : slot.startsWith('query:filter[') ? 200 : 404,
+      );
       expect(foreign.status).toBe(unknown.status);
       expect(foreign.headers.get('content-type')).toBe(unknown.headers.get('content-type'));
       expect(withoutId(foreign.body, foreignId)).toEqual(withoutId(unknown.body, unknownId));

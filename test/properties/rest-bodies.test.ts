@@ -211,6 +211,19 @@ const fixtures: Record<string, BodyFixture> = {
       },
     ],
   },
+  'POST /orders': {
+    path: () => '/orders',
+    api: () => tenant.api,
+    success: 201,
+    // One order per quote: the first valid body places it, later ones are refused (409) and write nothing.
+    valid: () => [
+      {
+        quote_id: world.orderQuote,
+        requested_completion_date: '2031-01-15T09:00:00+00:00',
+        contact: { name: 'Acme NOC', email_address: 'noc@acme.example', number: '+31 20 555 0100' },
+      },
+    ],
+  },
   'POST /quotes/:id/products': {
     path: () => `/quotes/${world.quote}/products`,
     api: () => tenant.api,
@@ -264,6 +277,13 @@ beforeAll(async () => {
   );
   world.product = done.body.data.products[0].id;
   world.quote = (await api.post('/quotes', { name: 'Later', customer_id: world.customer })).body.data.id;
+  world.orderQuote = (
+    await api.post('/quotes', {
+      name: 'To order',
+      customer_id: world.customer,
+      instance_product_ids: [world.instanceProduct],
+    })
+  ).body.data.id;
   // Gathering writes rows in the background; with it stopped, every row a request writes is its own.
   await server.app.worker.stop();
 }, 60_000);

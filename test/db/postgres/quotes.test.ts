@@ -162,6 +162,7 @@ const product = (id: string, instanceId: string) => ({
   mrcMinor: 12_500,
   nrcMinor: 0,
   currency: 'EUR',
+  orderTerms: null,
   createdAt: at,
 });
 // A product row of another instance (inconsistent on purpose: the query must filter on the instance).

@@ -110,6 +110,7 @@ export const product = (
   mrcMinor: 1250,
   nrcMinor: 0,
   currency: 'EUR',
+  orderTerms: null,
   createdAt: T1,
   ...more,
 });
