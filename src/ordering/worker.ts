@@ -51,7 +51,7 @@ export interface OrderWorkerOptions {
   concurrency: number;
   /** Longest sleep between two looks at the due supplier orders when nothing wakes the worker (ms). */
   idlePollMs: number;
-  /** Told after a recorded step wrote an order's event, so the outbox relay publishes it now. */
+  /** Told after a recorded step changed its order (and wrote its event), so the outbox relay publishes it now. */
   onChanges: () => void;
 }
 
@@ -193,7 +193,8 @@ export class OrderWorker {
         now: options.clock.now(),
       });
       if (!record) log.warn('lease lost before the step was recorded; its result was discarded');
-      else options.onChanges();
+      // Only a step that changed the order wrote an event (and may make another supplier order's news).
+      else if (record.order.version !== claimed.order.version) options.onChanges();
       if (step.nextCheckAt) this.wakeAt(step.nextCheckAt);
     } catch (error) {
       log.error({ err: error }, 'recording a supplier order step failed');
