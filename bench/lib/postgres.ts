@@ -9,7 +9,7 @@ import { createServices } from '../../src/server/services.js';
 import { startPostgresCluster } from '../../test/helpers/postgres-server.js';
 import { repositoryRoot } from './process.js';
 import { copyDataset, seedHash } from './seed.js';
-import type { Dataset, PostgresCopy, PostgresDataset } from './types.js';
+import type { Dataset, PostgresDataset } from './types.js';
 
 export type { PostgresCopy, PostgresDataset } from './types.js';
 
