@@ -145,9 +145,9 @@ async function lineProgress(
  *   cannot create it twice.
  * - Following: the order is read, each line updated from its item; once every item has ended, the supplier
  *   order ends.
- * - A retryable failure (timeouts, 5xx, throttling) is recorded and tried again after the back-off; a final
- *   one before the seller has the order (its 400/422, bad settings) fails the lines with its code; after it
- *   has the order, reading goes on at the longest back-off (the order exists, and must not be lost).
+ * - A retryable failure (timeouts, 5xx) is recorded and tried again after the back-off; a final refusal of
+ *   the placement itself (its 400/422/401, bad settings) fails the lines with its code; a final failure of a
+ *   lookup or a read is tried again at the longest back-off (the order may exist, and must not be lost).
  */
 export function createSonataOrderStep(options: SonataStepOptions): SupplierOrderStepper {
   const { ordering, now } = options;
@@ -190,6 +190,9 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
       notified = false;
     }
     const readAt = now();
+    // Set while the placement itself is sent: a final refusal of it (400, 422, 401) means the seller took
+    // nothing; a final failure of a lookup or a read does not say so, and is tried again instead.
+    let posting = false;
     try {
       let view: SonataOrderView | null = null;
       if (supplierOrder.sellerOrderId === null) {
@@ -210,6 +213,7 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
         if (!view && !(await context.markPosting())) {
           return { ...unchanged, readAt, nextCheckAt: now(), errorCode: null, errorMessage: null, lines: [] };
         }
+        posting = view === null;
         view ??= await ordering.create(scope, {
           externalId: supplierOrder.id,
           requestedCompletionDate: order.requestedCompletionDate,
@@ -228,6 +232,7 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
               : [],
           ),
         });
+        posting = false;
       } else {
         view = await ordering.retrieve(scope, supplierOrder.sellerOrderId);
       }
@@ -271,9 +276,7 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
         // The worker stops: whoever claims next takes it up at once.
         return { ...unchanged, readAt, nextCheckAt: now(), errorCode: null, errorMessage: null, lines: [] };
       }
-      if (!failure.retryable && supplierOrder.sellerOrderId === null) {
-        return failLines(failure.code, failure.message);
-      }
+      if (!failure.retryable && posting) return failLines(failure.code, failure.message);
       // A notifying seller that refuses a read (429) is waited for: its next event makes the order due.
       const delay =
         notified && failure.code === 'SONATA_THROTTLED'
