@@ -12,6 +12,7 @@ import {
   type SonataValidator,
   sonataValidator,
 } from '../../helpers/sonata-openapi.js';
+import { PRODUCT } from './sonata-order-fixtures.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are validated against the MEF documents (afterEach); tests read them along those schemas.
 type Json = any;
@@ -20,41 +21,12 @@ const API_PATHS = SONATA_API_PATHS;
 const contact = [
   { role: 'buyerContactInformation', name: 'Desk', emailAddress: 'desk@buyer.example', number: '+31 20 1' },
 ];
-/** Colt FIBER DIA 100/100 Mbit/s at Lijnbaansgracht 206 H (docs/mef-sonata-mapping.md §2–§3). */
-const product = {
-  productOffering: { id: 'basic-internet-access-fiber-dia' },
-  productConfiguration: {
-    '@type': 'urn:mef:lso:spec:cantata-sonata:basic-internet-access:v1.0.0:all',
-    ipvc: { ipvcEndPoint: {} },
-    ipUni: {},
-    ipUniAccessLinkTrunk: {},
-    ipUniAccessLink: {
-      egressBwpEnvelope: [
-        { maxIr: { irValue: 100, irUnits: 'MBPS' }, cir: { irValue: 100, irUnits: 'MBPS' } },
-      ],
-      ingressBwpEnvelope: [
-        { maxIr: { irValue: 100, irUnits: 'MBPS' }, cir: { irValue: 100, irUnits: 'MBPS' } },
-      ],
-    },
-  },
-  place: [
-    {
-      '@type': 'FieldedAddress',
-      role: 'INSTALL_LOCATION',
-      streetName: 'Lijnbaansgracht',
-      streetNr: '206',
-      postcode: '1016XA',
-      city: 'Amsterdam',
-      country: 'NL',
-    },
-  ],
-};
 const deadline = (ms: number) => new Date(Date.now() + ms).toISOString();
 const poqBody = (instant: boolean, completionInMs = 60_000) => ({
   instantSyncQualification: instant,
   ...(instant ? {} : { requestedPOQCompletionDate: deadline(completionInMs) }),
   relatedContactInformation: contact,
-  productOfferingQualificationItem: [{ id: '1', action: 'add', product }],
+  productOfferingQualificationItem: [{ id: '1', action: 'add', product: PRODUCT }],
 });
 const quoteBody = (instant: boolean, completionInMs = 60_000) => ({
   instantSyncQuote: instant,
@@ -65,7 +37,7 @@ const quoteBody = (instant: boolean, completionInMs = 60_000) => ({
     {
       id: '1',
       action: 'add',
-      product,
+      product: PRODUCT,
       requestedQuoteItemTerm: {
         duration: { amount: 36, units: 'calendarMonths' },
         endOfTermAction: 'autoRenew',

@@ -30,6 +30,7 @@ export const STEP_MS = 40;
 /** The callback path of the test listener. */
 export const LISTENER_PATH = '/sonata-events/s3cret';
 
+/** Colt FIBER DIA 100/100 Mbit/s at Lijnbaansgracht 206 H (docs/mef-sonata-mapping.md §2–§3), as a POQ, Quote or order item names it. */
 export const PRODUCT = {
   productOffering: { id: 'basic-internet-access-fiber-dia' },
   productConfiguration: {
