@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { Services } from '../context.js';
 import type { GatheringWorker } from '../gathering/worker.js';
 import type { Logger } from '../logger.js';
+import type { OrderWorker } from '../ordering/worker.js';
 import type { MercureHub } from '../rest/mercure.js';
 import { type AppRole, wireApp } from './app-wiring.js';
 import { createDispatch } from './dispatch.js';
@@ -26,6 +27,8 @@ export interface App {
   port: number;
   services: Services;
   worker: GatheringWorker;
+  /** Places and follows supplier orders where the gathering worker runs (tests stop it to count statements). */
+  orderWorker: OrderWorker;
   /** The REST event stream, exposed for its connection count. */
   mercure: MercureHub;
   /** This app's Prometheus metrics (served at `/metrics`). */
@@ -96,6 +99,7 @@ export async function startApp(
     ...addressOf(server, config),
     services: parts.services,
     worker: parts.worker,
+    orderWorker: parts.orderWorker,
     mercure: parts.mercure,
     metrics: parts.metrics,
     subscriptions: webSockets?.subscriptions ?? null,

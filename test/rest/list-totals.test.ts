@@ -14,7 +14,7 @@ describe('list totals kept beside the rows (issue 16, item 8)', () => {
   let other: TestTenant;
 
   beforeAll(async () => {
-    server = await startTestServer({ startWorker: false });
+    server = await startTestServer({ startWorker: false, env: { EVENT_RELAY: 'off' } });
     tenant = await server.tenant();
     other = await server.tenant({ code: 'OTH' });
   });

@@ -24,7 +24,10 @@ describe('GraphQL in production mode', () => {
   let customerId: string;
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { NODE_ENV: 'production' }, startWorker: false });
+    server = await startTestServer({
+      env: { NODE_ENV: 'production', EVENT_RELAY: 'off' },
+      startWorker: false,
+    });
     tenant = await server.tenant({ roles: [...admin] });
     customerId = await customerWithProject(tenant);
   });

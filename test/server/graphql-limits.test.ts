@@ -73,7 +73,7 @@ describe('GraphQL limits', () => {
 
   beforeAll(async () => {
     // No worker: its polling would add statements to the counts.
-    server = await startTestServer({ startWorker: false });
+    server = await startTestServer({ startWorker: false, env: { EVENT_RELAY: 'off' } });
     tenant = await server.tenant({ roles: [...admin] });
     customerId = await customerWithProject(tenant);
   });
