@@ -125,42 +125,53 @@ export const sliceOrders: Op<'sliceOrders'> = async (db, instanceId, query) => {
   return orderRecords(db, where, newestFirst, query.limit, query.offset);
 };
 
+/**
+ * A read first: an idle worker polls often, and `BEGIN IMMEDIATE` would take SQLite's one write lock from
+ * every other writer each time. The transaction then claims what is due under the lock.
+ */
 export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, now, leaseMs, limit) =>
-  db.transaction(
-    (tx) => {
-      const due = tx
-        .select({ id: supplierOrders.id })
-        .from(supplierOrders)
-        .where(conditions.dueSupplierOrders(supplierOrders, now))
-        .orderBy(asc(supplierOrders.nextCheckAt), asc(supplierOrders.id))
-        .limit(boundLimit(limit))
-        .all();
-      const leaseExpiresAt = new Date(now.getTime() + leaseMs);
-      return due.map(({ id }) => {
-        const supplierOrder = tx
-          .update(supplierOrders)
-          .set({
-            leaseOwner: owner,
-            leaseExpiresAt,
-            attempts: sql`${supplierOrders.attempts} + 1`,
-            updatedAt: now,
-          })
-          .where(eq(supplierOrders.id, id))
-          .returning()
-          .get() as SupplierOrderRow;
-        const source = tx.select().from(sources).where(eq(sources.id, supplierOrder.sourceId)).get();
-        const record = orderRecordIn(tx, supplierOrder.orderId) as OrderRecord;
-        return {
-          supplierOrder,
-          source: source as NonNullable<typeof source>,
-          order: record.order,
-          customer: record.customer,
-          lines: record.lines.filter((line) => line.supplierOrderRef === id),
-        };
-      });
-    },
-    { behavior: 'immediate' },
-  );
+  !db
+    .select({ id: supplierOrders.id })
+    .from(supplierOrders)
+    .where(conditions.dueSupplierOrders(supplierOrders, now))
+    .limit(1)
+    .get()
+    ? []
+    : db.transaction(
+        (tx) => {
+          const due = tx
+            .select({ id: supplierOrders.id })
+            .from(supplierOrders)
+            .where(conditions.dueSupplierOrders(supplierOrders, now))
+            .orderBy(asc(supplierOrders.nextCheckAt), asc(supplierOrders.id))
+            .limit(boundLimit(limit))
+            .all();
+          const leaseExpiresAt = new Date(now.getTime() + leaseMs);
+          return due.map(({ id }) => {
+            const supplierOrder = tx
+              .update(supplierOrders)
+              .set({
+                leaseOwner: owner,
+                leaseExpiresAt,
+                attempts: sql`${supplierOrders.attempts} + 1`,
+                updatedAt: now,
+              })
+              .where(eq(supplierOrders.id, id))
+              .returning()
+              .get() as SupplierOrderRow;
+            const source = tx.select().from(sources).where(eq(sources.id, supplierOrder.sourceId)).get();
+            const record = orderRecordIn(tx, supplierOrder.orderId) as OrderRecord;
+            return {
+              supplierOrder,
+              source: source as NonNullable<typeof source>,
+              order: record.order,
+              customer: record.customer,
+              lines: record.lines.filter((line) => line.supplierOrderRef === id),
+            };
+          });
+        },
+        { behavior: 'immediate' },
+      );
 
 /** A time as a `CASE` branch takes it: integer milliseconds, as the column stores them. */
 const timestamp = (date: Date | null) => sql`${sql.param(date, supplierOrders.nextCheckAt)}`;
