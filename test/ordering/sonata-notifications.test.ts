@@ -135,3 +135,49 @@ describe('orders followed through the seller’s notifications', () => {
     expect((await post(`${base}/productOrderStateChangeEvent`, event)).status).toBe(204);
   });
 });
+
+describe('a notifying seller whose events arrive before its answer to the placement', () => {
+  let seller: SonataSeller;
+  let server: TestServer;
+  let admin: TestTenant;
+
+  beforeAll(async () => {
+    seller = await startSonataSeller({ behaviour: { stepMs: 20 } });
+    const port = await getPort({ host: '127.0.0.1' });
+    server = await startTestServer({
+      env: { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
+    });
+    admin = await server.tenant({ demoCatalog: false, roles: ['instance_admin', 'connectivity_check'] });
+    // Every answer leaves 300 ms after the seller acted: a new order's events (20 ms steps) come first.
+    await registerSonata(
+      admin,
+      'eurofiber',
+      'Eurofiber',
+      sellerSettings(seller, 'eurofiber', 'notify', 'notifications', { query: { late_answer_ms: '300' } }),
+    );
+  });
+  afterAll(async () => {
+    await server?.close();
+    await seller?.stop();
+  });
+
+  it('when every event precedes the placement’s answer, then none is lost: the order completes without waiting for the safety read', async () => {
+    const quote = await sonataQuote(admin, ['Eurofiber']);
+    const orderId = (await admin.api.post('/orders', { quote_id: quote.id })).body.data.id;
+    // The safety read of a notified order is 60 s away; the wait below gives up after 30 s.
+    const done = await orderWhen(admin, orderId, supplierLinesEnded);
+    expect(done.lines[0]).toMatchObject({ fulfilment: 'supplier', status: 'completed' });
+
+    const placement = seller.exchanges.find(
+      (exchange) => exchange.method === 'POST' && exchange.path.endsWith('/productOrder'),
+    );
+    const sellerOrderId = (placement?.responseBody as { id?: string } | undefined)?.id;
+    expect(sellerOrderId).toBeTypeOf('string');
+    const events = seller.notifications.filter(
+      (notification) =>
+        notification.url.includes('/productOrderingNotification/v10/listener/') &&
+        (notification.body as { event: { id: string } }).event.id === sellerOrderId,
+    );
+    expect(events.length).toBeGreaterThan(0);
+  }, 40_000);
+});

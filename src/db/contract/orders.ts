@@ -326,8 +326,8 @@ export interface OrderOperations {
   markSupplierOrderPosting: (supplierOrderId: string, owner: string, now: Date) => Promise<boolean>;
   /**
    * Makes a source's supplier orders that are not ended due at `now` — those of the seller order
-   * `sellerOrderId`, or all of the source's when null (a Charge event names no order) — and marks them
-   * hurried, so a step running meanwhile is followed by another (a seller's notification, MEF 123 §8).
+   * `sellerOrderId` and those sent whose seller id is not recorded yet (the event may be theirs), or all
+   * of the source's when null (a Charge event names no order) — and marks them hurried, so a step running meanwhile is followed by another (a seller's notification, MEF 123 §8).
    *
    * @returns how many were hurried.
    */

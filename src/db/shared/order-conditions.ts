@@ -3,7 +3,20 @@
  * with drizzle's dialect-neutral operators over the columns each dialect passes in: which rows a statement
  * takes is the contract's, only how it runs is the dialect's.
  */
-import { and, type Column, eq, gt, isNull, lte, ne, notInArray, or, type SQL, sql } from 'drizzle-orm';
+import {
+  and,
+  type Column,
+  eq,
+  gt,
+  isNotNull,
+  isNull,
+  lte,
+  ne,
+  notInArray,
+  or,
+  type SQL,
+  sql,
+} from 'drizzle-orm';
 import type {
   ManualLineMove,
   OrderCharge,
@@ -39,6 +52,7 @@ export interface SupplierOrderColumns {
   leaseExpiresAt: Column;
   nextCheckAt: Column;
   hurriedAt: Column;
+  postedAt: Column;
 }
 
 /** A quote's orders that keep it from being ordered again: neither `failed` nor `cancelled`. */
@@ -95,7 +109,11 @@ export function leasedSupplierOrder(
   return and(eq(t.id, supplierOrderId), eq(t.leaseOwner, owner), gt(t.leaseExpiresAt, now));
 }
 
-/** A source's supplier orders a notification makes due: not ended, of the seller order when it names one. */
+/**
+ * A source's supplier orders a notification makes due: not ended, of the seller order when it names one —
+ * or sent and not yet known by the seller's id: a seller may announce its order before its answer to the
+ * placement has been recorded, and that event must not be lost (the placing step then reads again at once).
+ */
 export function hurriedSupplierOrders(
   t: SupplierOrderColumns,
   sourceId: string,
@@ -104,7 +122,9 @@ export function hurriedSupplierOrders(
   return and(
     eq(t.sourceId, sourceId),
     ne(t.status, 'ended'),
-    sellerOrderId === null ? undefined : eq(t.sellerOrderId, sellerOrderId),
+    sellerOrderId === null
+      ? undefined
+      : or(eq(t.sellerOrderId, sellerOrderId), and(isNull(t.sellerOrderId), isNotNull(t.postedAt))),
   );
 }
 

@@ -30,13 +30,17 @@ export interface CallKnobs {
   /** `200` (answer normally), `hang`, `malformed`, or a status to answer with an MEF error body. */
   mode: string;
   latencyMs: number;
+  /** Milliseconds the answer leaves after the seller acted on the call (its notifications may go first). */
+  lateAnswerMs: number;
   retryAfter: string | null;
 }
 
 /**
  * The knobs of one call, from its query string (the base URL's query travels with every call):
  * `mode=hang|malformed|401|404|422|429|500|503`, `script=503,503,200` (one step per call, counted per path and
- * query), `retry_after=<seconds>` for 429/503, `latency=<ms>`; else a draw from the behaviour's rates.
+ * query), `retry_after=<seconds>` for 429/503, `latency=<ms>` (before the seller acts), `late_answer_ms=<ms>`
+ * (after it acted: the events it sends on the call, e.g. a new order's, leave before its answer); else a draw
+ * from the behaviour's rates.
  */
 export function callKnobs(
   url: URL,
@@ -73,6 +77,7 @@ export function callKnobs(
       latency !== null
         ? Number(latency)
         : behaviour.latencyMinMs + random() * (behaviour.latencyMaxMs - behaviour.latencyMinMs),
+    lateAnswerMs: Math.max(0, Number(url.searchParams.get('late_answer_ms') ?? 0) || 0),
     retryAfter: url.searchParams.get('retry_after'),
   };
 }

@@ -309,6 +309,12 @@ export async function startSonataSeller(
         },
       );
     }
+    if (knobs.lateAnswerMs > 0) {
+      answered.after?.();
+      await new Promise((resolve) => setTimeout(resolve, knobs.lateAnswerMs));
+      exchange(answered.answer);
+      return;
+    }
     exchange(answered.answer);
     answered.after?.();
   };
