@@ -7,18 +7,23 @@ import { onSessionEnded } from './api.js';
 import { $ } from './dom.js';
 import { connectEvents, stopEvents } from './events.js';
 import { renderSession } from './header.js';
-import { bindDetail, resetDetail, route } from './request-detail.js';
+import { bindOrderPage, hideOrderPage } from './order-page.js';
+import { bindOrdersList, resetOrdersList } from './orders.js';
+import { bindPlaceOrder } from './place-order.js';
+import { hideQuotePage } from './quote-page.js';
+import { bindDetail, resetDetail } from './request-detail.js';
 import { bindRequestForm, loadOptionsOnce } from './request-form.js';
 import { bindList, loadList, resetList } from './requests-list.js';
+import { bindRouter, route } from './router.js';
 import { clearSession, loadSession } from './session.js';
 import { bindSignIn, showSignIn } from './signin.js';
 import { state } from './state.js';
 
-/** Shows the app for the current session: its header, the form's fields, the list, then live updates. */
+/** Shows the app for the current session: its header, the page of the hash, then live updates. */
 function enterApp() {
   $('signin-view').hidden = true;
-  $('app-view').hidden = false;
   $('session').hidden = false;
+  $('nav').hidden = false;
   renderSession();
   loadOptionsOnce();
   loadList().then(() => {
@@ -28,7 +33,7 @@ function enterApp() {
 }
 
 /**
- * Ends the session: stops every update, forgets the list and the open request, back to sign-in.
+ * Ends the session: stops every update, forgets the lists and the open pages, back to sign-in.
  * @param {string} [message] shown on the sign-in form
  */
 function signOut(message) {
@@ -36,6 +41,11 @@ function signOut(message) {
   stopEvents();
   resetList();
   resetDetail();
+  resetOrdersList();
+  hideOrderPage();
+  hideQuotePage();
+  for (const id of ['orders-view', 'quote-view', 'order-view']) $(id).hidden = true;
+  $('nav').hidden = true;
   if (location.hash) history.replaceState(null, '', location.pathname + location.search);
   showSignIn(message);
 }
@@ -46,6 +56,10 @@ function boot() {
   $('sign-out').addEventListener('click', () => signOut());
   bindList();
   bindDetail();
+  bindOrdersList();
+  bindPlaceOrder();
+  bindOrderPage();
+  bindRouter();
   onSessionEnded(signOut);
 
   state.session = loadSession();

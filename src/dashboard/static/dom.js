@@ -52,3 +52,17 @@ export function flash(element, className) {
   void (/** @type {HTMLElement} */ (element).offsetWidth);
   element.classList.add(className);
 }
+
+/**
+ * Runs `render`, which replaces elements, and puts the focus back on the new element with the same
+ * `data-focus-key` as the focused one had (a button of a charge, say), so a live update does not lose it.
+ * @param {() => void} render
+ */
+export function keepFocus(render) {
+  const focused = document.activeElement;
+  const key = focused instanceof HTMLElement ? focused.dataset.focusKey : undefined;
+  render();
+  if (!key || document.activeElement === focused) return;
+  const again = document.querySelector(`[data-focus-key="${CSS.escape(key)}"]`);
+  if (again instanceof HTMLElement) again.focus();
+}

@@ -1,10 +1,15 @@
-// Live updates from the Mercure-compatible event stream; while it is down, the list polls and the
-// stream is retried with a growing delay.
+// Live updates from the Mercure-compatible event stream, one stream for the instance's requests and its
+// orders (the topics the `sse_jwt` grants); while it is down, the pages poll and the stream is retried with a
+// growing delay.
 
 import { RECONNECT_MAX_MS, RECONNECT_MIN_MS } from './config.js';
+import { $ } from './dom.js';
 import { setLive } from './header.js';
+import { applyOrderEvent, reloadOrderPage } from './order-page.js';
+import { loadOrders } from './orders.js';
 import { refreshDetailIfChanged } from './request-detail.js';
 import { applyRecord, loadList, schedulePoll } from './requests-list.js';
+import { topicsFromJwt } from './session.js';
 import { state } from './state.js';
 
 /** Closes the event stream, if open, so that no late message or error of it is handled. */
@@ -35,8 +40,12 @@ export function connectEvents() {
     scheduleReconnect();
     return;
   }
-  const topic = `${state.instanceId}/availability_request`;
-  const url = `/.well-known/mercure?topic=${encodeURIComponent(topic)}&authorization=${encodeURIComponent(state.sseJwt)}`;
+  const instance = state.instanceId;
+  const topics = topicsFromJwt(state.sseJwt).filter(
+    (topic) => topic === `${instance}/availability_request` || topic === `${instance}/order`,
+  );
+  const query = topics.map((topic) => `topic=${encodeURIComponent(topic)}`).join('&');
+  const url = `/.well-known/mercure?${query}&authorization=${encodeURIComponent(state.sseJwt)}`;
   const source = new EventSource(url);
   state.events = source;
   setLive('connecting');
@@ -48,7 +57,8 @@ export function connectEvents() {
   source.onmessage = (event) => {
     try {
       const record = JSON.parse(event.data);
-      if (applyRecord(record)) refreshDetailIfChanged(record);
+      if (record?._document_type === 'order') applyOrderEvent(record);
+      else if (applyRecord(record)) refreshDetailIfChanged(record);
     } catch {
       // Not a record (e.g. a comment-like payload): ignore it.
     }
@@ -69,6 +79,9 @@ function scheduleReconnect() {
   state.reconnectTimer = setTimeout(async () => {
     if (!state.session) return;
     await loadList(); // a fresh sse_jwt, and whatever was missed meanwhile
-    if (state.session) connectEvents();
+    if (!state.session) return;
+    reloadOrderPage();
+    if (!$('orders-view').hidden) loadOrders();
+    connectEvents();
   }, delay);
 }

@@ -129,3 +129,56 @@ export function percentOf(value) {
   const number = Number.parseFloat(value);
   return Number.isFinite(number) ? Math.min(100, Math.max(0, number)) : 0;
 }
+
+/** Visible names of an order's and an order line's `status`. */
+export const ORDER_STATUS_LABELS = {
+  pending: 'Pending',
+  submitted: 'Submitted',
+  in_progress: 'In progress',
+  completed: 'Completed',
+  partially_completed: 'Partially completed',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+};
+
+/** The order statuses that end an order: nothing moves it again. */
+export const FINAL_ORDER_STATUSES = ['completed', 'partially_completed', 'failed', 'cancelled'];
+
+/** Visible names of a line's `cancellation.state`. */
+export const CANCELLATION_LABELS = {
+  requested: 'Cancellation requested',
+  acknowledged: 'Cancellation acknowledged by the seller',
+  assessing_charge: 'Seller asks a cancellation charge',
+  done: 'Cancelled',
+  declined: 'The seller declined to cancel',
+  rejected: 'The seller rejected the cancellation',
+};
+
+/** Visible names of a charge's MEF `state` (an answered one, `completed`, reads as its items' answers). */
+export const CHARGE_STATE_LABELS = {
+  awaitingResponse: 'Awaiting your answer',
+  completed: 'Answered',
+  timeout: 'Not answered in time',
+};
+
+/**
+ * A calendar date (`YYYY-MM-DD`) as a medium date in the browser's locale, read as that day in UTC.
+ * @param {string} day
+ */
+export function formatDay(day) {
+  const date = new Date(`${day}T00:00:00Z`);
+  return Number.isNaN(date.getTime())
+    ? day
+    : new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' }).format(date);
+}
+
+/**
+ * A MEF camelCase word (`inProgress`, `held.assessingCharge`) as words: "in progress", "held, assessing charge".
+ * @param {string} value
+ */
+export function mefWords(value) {
+  return value
+    .replace(/\./g, ', ')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase();
+}

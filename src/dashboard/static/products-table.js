@@ -19,13 +19,22 @@ function sortValue(product, key) {
   return product[key];
 }
 
+/** A product's short description, for the accessible name of its checkbox. */
+function productLabel(product) {
+  return `${product.network} ${product.technology_type} ${formatBandwidth(product.bandwidth)}, ${formatTerm(
+    product.contract_term,
+  )}, ${formatMoney(product.mrc, product.currency)} a month`;
+}
+
 /**
  * The products table, in the order of `state.sort` (the API's order without one). A column heading sets
- * the sort, calls `rerender` to draw the table again, and keeps the focus on that heading.
+ * the sort, calls `rerender` to draw the table again, and keeps the focus on that heading. With a
+ * `selection`, each row starts with a checkbox that adds the product to it or takes it out.
  * @param {any[]} products
  * @param {() => void} rerender
+ * @param {{has: (id: string) => boolean, set: (id: string, selected: boolean) => void}} [selection]
  */
-export function productTable(products, rerender) {
+export function productTable(products, rerender, selection) {
   const sorted = [...products];
   const sort = state.sort;
   if (sort) {
@@ -40,6 +49,9 @@ export function productTable(products, rerender) {
   const head = h(
     'tr',
     {},
+    selection
+      ? h('th', { scope: 'col', class: 'p-select' }, h('span', { class: 'visually-hidden', text: 'Select' }))
+      : null,
     PRODUCT_COLUMNS.map((column) => {
       const active = sort?.key === column.key;
       const direction = active ? (sort?.dir === 1 ? 'ascending' : 'descending') : 'none';
@@ -74,6 +86,19 @@ export function productTable(products, rerender) {
     h(
       'tr',
       { 'data-testid': 'product-row', 'data-product-id': product.id },
+      selection
+        ? h(
+            'td',
+            { class: 'p-select' },
+            h('input', {
+              type: 'checkbox',
+              'aria-label': `Select ${productLabel(product)}`,
+              'data-testid': 'product-select',
+              checked: selection.has(product.id),
+              onchange: (event) => selection.set(product.id, event.currentTarget.checked),
+            }),
+          )
+        : null,
       h('td', { 'data-label': 'Network', class: 'p-network strong', text: product.network }),
       h('td', { 'data-label': 'Technology', class: 'p-technology', text: product.technology_type }),
       h('td', { 'data-label': 'Connection', class: 'p-connection', text: product.connection_type }),
@@ -100,7 +125,7 @@ export function productTable(products, rerender) {
     { class: 'table-scroll' },
     h(
       'table',
-      { class: 'products-table', 'data-testid': 'products' },
+      { class: selection ? 'products-table selectable' : 'products-table', 'data-testid': 'products' },
       h('caption', { class: 'visually-hidden', text: 'Products; select a column heading to sort.' }),
       h('thead', {}, head),
       h('tbody', {}, body),

@@ -1,6 +1,7 @@
 // The detail dialog of one availability request (`#/requests/<id>`): its progress, its sources and its
-// products, re-read while it is gathering.
+// products, re-read while it is gathering; the products selected go onto a quote (add-to-quote.js).
 
+import { addToQuoteSection, productSelection, resetAddToQuote } from './add-to-quote.js';
 import { ApiError, api, SignedOutError } from './api.js';
 import { POLL_MS } from './config.js';
 import { $, h } from './dom.js';
@@ -20,7 +21,7 @@ const SOURCE_STATUS_LABELS = {
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let detailRefresh;
 
-/** Wires the dialog: its close button, Escape, a click on the backdrop, and the location hash. */
+/** Wires the dialog: its close button, Escape and a click on the backdrop (router.js follows the hash). */
 export function bindDetail() {
   const dialog = /** @type {HTMLDialogElement} */ ($('detail'));
   $('detail-close').addEventListener('click', closeDetail);
@@ -30,7 +31,6 @@ export function bindDetail() {
   dialog.addEventListener('click', (event) => {
     if (event.target === dialog) closeDetail(); // a click on the backdrop
   });
-  window.addEventListener('hashchange', route);
 }
 
 /** Opens or closes the detail dialog after the location hash (`#/requests/<id>`). */
@@ -43,6 +43,7 @@ export function route() {
       state.detailId = id;
       state.detail = null;
       state.sort = null;
+      resetAddToQuote();
       renderDetailLoading(id);
     }
     if (!dialog.open) dialog.showModal();
@@ -51,6 +52,7 @@ export function route() {
     state.detailId = null;
     state.detail = null;
     clearTimeout(state.detailTimer);
+    resetAddToQuote();
     if (dialog.open) dialog.close();
   }
 }
@@ -60,6 +62,7 @@ export function resetDetail() {
   clearTimeout(state.detailTimer);
   state.detailId = null;
   state.detail = null;
+  resetAddToQuote();
   const dialog = /** @type {HTMLDialogElement} */ ($('detail'));
   if (dialog.open) dialog.close();
 }
@@ -114,7 +117,8 @@ async function loadDetail() {
     $('detail-title').textContent =
       error instanceof ApiError && error.status === 404 ? 'Not found' : 'Could not load';
     $('detail-sub').textContent = id;
-    $('detail-body').replaceChildren(box);
+    $('detail-content').replaceChildren(box);
+    $('detail-quote').replaceChildren();
   }
 }
 
@@ -123,7 +127,8 @@ function renderDetailLoading(id) {
   const lines = known ? addressLines(known.address) : null;
   $('detail-title').textContent = lines?.primary ?? 'Loading…';
   $('detail-sub').textContent = lines?.secondary ?? '';
-  $('detail-body').replaceChildren(h('p', { class: 'muted loading', text: 'Loading products…' }));
+  $('detail-content').replaceChildren(h('p', { class: 'muted loading', text: 'Loading products…' }));
+  $('detail-quote').replaceChildren();
 }
 
 function renderDetail() {
@@ -134,11 +139,14 @@ function renderDetail() {
   $('detail-sub').textContent = lines.secondary;
   const products = Array.isArray(detail.products) ? detail.products : [];
   const sources = Array.isArray(detail.sources) ? detail.sources : [];
-  $('detail-body').replaceChildren(
+  $('detail-content').replaceChildren(
     detailSummary(detail, products),
     sourceSection(sources),
     productSection(detail, products),
   );
+  // The same section while the request stays open: moving it would lose what the user is typing.
+  const quote = products.length > 0 ? addToQuoteSection(detail) : null;
+  if ($('detail-quote').firstChild !== quote) $('detail-quote').replaceChildren(...(quote ? [quote] : []));
 }
 
 /** Status, progress, key figures and the request's id and filters. */
@@ -273,6 +281,6 @@ function productSection(detail, products) {
               ? 'No products are available at this address.'
               : 'Gathering… products appear here as the sources answer.',
         })
-      : productTable(products, renderDetail),
+      : productTable(products, renderDetail, productSelection),
   );
 }

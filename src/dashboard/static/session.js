@@ -31,11 +31,13 @@ export function clearSession() {
 }
 
 /**
- * The instance id in an `sse_jwt`: its `mercure.subscribe[0]` topic is `<instance_id>/availability_request`.
+ * The topics an `sse_jwt` may subscribe to: its `mercure.subscribe` claim, e.g.
+ * `["<instance_id>/availability_request", "<instance_id>/order"]` (the order topic for callers that may read
+ * orders).
  * @param {string} jwt
- * @returns {string | null} null when the token is unreadable or names another topic
+ * @returns {string[]} empty when the token is unreadable
  */
-export function instanceFromJwt(jwt) {
+export function topicsFromJwt(jwt) {
   try {
     const payload = jwt.split('.')[1] ?? '';
     const base64 = payload
@@ -44,11 +46,24 @@ export function instanceFromJwt(jwt) {
       .padEnd(Math.ceil(payload.length / 4) * 4, '=');
     const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
     const claims = JSON.parse(new TextDecoder().decode(bytes));
-    const topic = claims?.mercure?.subscribe?.[0];
-    if (typeof topic !== 'string') return null;
-    const suffix = '/availability_request';
-    return topic.endsWith(suffix) ? topic.slice(0, -suffix.length) : null;
+    const topics = claims?.mercure?.subscribe;
+    return Array.isArray(topics) ? topics.filter((topic) => typeof topic === 'string') : [];
   } catch {
-    return null;
+    return [];
   }
+}
+
+/** The kinds of topic the dashboard follows, as the suffix after `<instance_id>/`. */
+const TOPIC_KINDS = ['/availability_request', '/order'];
+
+/**
+ * The instance id in an `sse_jwt`: the part of its first topic before `/availability_request` (or `/order`).
+ * @param {string} jwt
+ * @returns {string | null} null when the token is unreadable or names another topic
+ */
+export function instanceFromJwt(jwt) {
+  const topic = topicsFromJwt(jwt)[0];
+  if (!topic) return null;
+  const suffix = TOPIC_KINDS.find((kind) => topic.endsWith(kind));
+  return suffix ? topic.slice(0, -suffix.length) : null;
 }

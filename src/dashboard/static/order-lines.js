@@ -1,0 +1,123 @@
+// The lines of an order as cards: status, the seller's status, dates, milestones, charges, the cancellation's
+// progress and any error.
+
+import { chargeBlock } from './charges.js';
+import { h } from './dom.js';
+import { CANCELLATION_LABELS, formatDate, mefWords, ORDER_STATUS_LABELS } from './format.js';
+
+/**
+ * The order's lines.
+ * @param {any} order an order document
+ * @param {(line: any, charge: any, accept: boolean) => Promise<void>} answerCharge answers a line's charge
+ */
+export function orderLines(order, answerCharge) {
+  const lines = Array.isArray(order.lines) ? order.lines : [];
+  return h(
+    'ol',
+    { class: 'order-lines', 'data-testid': 'order-lines' },
+    lines.map((line) => lineCard(line, answerCharge)),
+  );
+}
+
+/** A fact of a line, when it has a value. */
+function fact(term, value, testId) {
+  if (value === null || value === undefined || value === '') return null;
+  return h('div', {}, h('dt', { text: term }), h('dd', { 'data-testid': testId }, value));
+}
+
+/** A timestamp as a `<time>`. */
+const time = (iso) => (iso ? h('time', { datetime: iso, text: formatDate(iso) }) : null);
+
+function lineCard(line, answerCharge) {
+  const titleId = `line-${line.id}-title`;
+  const milestones = Array.isArray(line.milestones) ? line.milestones : [];
+  const charges = Array.isArray(line.charges) ? line.charges : [];
+  const cancellation = line.cancellation ?? null;
+  return h(
+    'li',
+    {
+      class: 'order-line',
+      'data-testid': 'order-line',
+      'data-line-id': line.id,
+      'data-status': line.status,
+      'aria-labelledby': titleId,
+    },
+    h(
+      'div',
+      { class: 'order-line-head' },
+      h('h3', { id: titleId, text: line.name }),
+      h('span', {
+        class: 'tag',
+        text: line.fulfilment === 'supplier' ? 'Ordered from the seller' : 'Manual',
+      }),
+      h('span', {
+        class: 'badge',
+        'data-status': line.status,
+        'data-testid': 'line-status',
+        text: ORDER_STATUS_LABELS[line.status] ?? line.status,
+      }),
+    ),
+    h(
+      'dl',
+      { class: 'line-facts' },
+      fact(
+        'Seller’s status',
+        line.supplier_status ? mefWords(line.supplier_status) : null,
+        'line-supplier-status',
+      ),
+      fact('Expected completion', time(line.expected_completion_date), 'line-expected'),
+      fact('Completed', time(line.completion_date), 'line-completed'),
+      fact('Seller’s order', line.supplier_order_id ? h('code', { text: line.supplier_order_id }) : null),
+      fact(
+        'Delivered product',
+        line.inventory_product_id ? h('code', { text: line.inventory_product_id }) : null,
+        'line-inventory',
+      ),
+    ),
+    cancellation
+      ? h(
+          'p',
+          {
+            class: 'line-cancellation',
+            'data-testid': 'line-cancellation',
+            'data-state': cancellation.state,
+          },
+          CANCELLATION_LABELS[cancellation.state] ?? mefWords(cancellation.state ?? ''),
+          cancellation.message ? `: ${cancellation.message}` : '',
+        )
+      : null,
+    line.error
+      ? h(
+          'p',
+          { class: 'line-error', 'data-testid': 'line-error' },
+          line.error.message || line.error.code,
+          line.error.code ? h('code', { text: ` ${line.error.code}` }) : null,
+        )
+      : null,
+    line.note ? h('p', { class: 'muted small', text: `Note: ${line.note}` }) : null,
+    milestones.length > 0
+      ? h(
+          'ol',
+          { class: 'milestones', 'aria-label': `Milestones of ${line.name}`, 'data-testid': 'milestones' },
+          milestones.map((milestone) =>
+            h(
+              'li',
+              { 'data-testid': 'milestone' },
+              h('span', { class: 'strong', text: mefWords(milestone.name ?? '') }),
+              milestone.date
+                ? h('time', {
+                    class: 'muted small',
+                    datetime: milestone.date,
+                    text: formatDate(milestone.date),
+                  })
+                : null,
+              milestone.description ? h('span', { class: 'small', text: milestone.description }) : null,
+            ),
+          ),
+        )
+      : null,
+    charges.map((charge) =>
+      chargeBlock(charge, { label: line.name, answer: (accept) => answerCharge(line, charge, accept) }),
+    ),
+  );
+}
