@@ -26,6 +26,7 @@ const MODULES = [
   'format.js',
   'graphql.js',
   'header.js',
+  'manual-line.js',
   'order-lines.js',
   'order-page.js',
   'order-summary.js',

@@ -189,7 +189,7 @@ describe('the salesperson’s flow in a real browser', () => {
 
       // Accept both charges: the lines complete, then the order, live.
       for (const line of held.lines as Json[]) {
-        await page.getByRole('button', { name: `Accept the charge on ${line.name}` }).click();
+        await page.getByRole('button', { name: `Accept charge on ${line.name}` }).click();
         await expectText(`[data-line-id="${line.id}"] [data-testid="charge-state"]`, 'Accepted');
       }
       await page.waitForSelector('[data-testid="order-status"][data-status="completed"]', { timeout: SLOW });
@@ -234,5 +234,48 @@ describe('the salesperson’s flow in a real browser', () => {
       ).toEqual([]);
     },
     SLOW * 3,
+  );
+
+  test(
+    'a quote of the instance’s own product is ordered from its page; its manual line is marked completed',
+    async () => {
+      const { admin } = sales;
+      const router = await admin.api.graphql(
+        `mutation ($input: InstanceProductInput!) { createInstanceProduct(input: $input) { product { id } } }`,
+        { input: { name: 'Router rental', mrc: 9.5, nrc: 0, currency: 'EUR' } },
+      );
+      const customer = (await admin.api.post('/customers', { name: 'Bakery De Vries' })).body.data;
+      const quote = (
+        await admin.api.post('/quotes', {
+          name: 'Shop router',
+          customer_id: customer.id,
+          instance_product_ids: [router.data.createInstanceProduct.product.id],
+        })
+      ).body.data;
+
+      await page.setViewportSize({ width: 1366, height: 768 });
+      await page.goto(`${sales.server.app.url}/dashboard#/quotes/${quote.id}`);
+      await expectText('[data-testid="quote-title"]', 'Shop router');
+      await expectText('[data-testid="quote-total-mrc"]', euros(9.5));
+      await page.getByRole('button', { name: 'Place order' }).click();
+      await page.waitForFunction(() => location.hash.startsWith('#/orders/'));
+      const orderId = await idInHash('orders');
+      const line = page.locator('[data-testid="order-line"]');
+      await expectText('[data-testid="line-status"]', 'Pending');
+      await expect(line.locator('.tag').textContent()).resolves.toBe('Manual');
+
+      await page.getByRole('button', { name: 'Mark completed: Router rental' }).click();
+      await page.waitForSelector('[data-testid="order-status"][data-status="completed"]', { timeout: SLOW });
+      await expectText('[data-testid="line-status"]', 'Completed');
+      const done = (await admin.api.get(`/orders/${orderId}`)).body.data;
+      expect([done.status, done.lines[0].status, done.lines[0].fulfilment]).toEqual([
+        'completed',
+        'completed',
+        'manual',
+      ]);
+      expect(await page.getByRole('button', { name: /^Mark / }).count()).toBe(0);
+      expect(browser.pageErrors).toEqual([]);
+    },
+    SLOW,
   );
 });

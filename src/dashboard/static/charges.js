@@ -45,14 +45,14 @@ export function chargeBlock(charge, { label, answer }) {
     type: 'button',
     class: 'btn btn-primary btn-small',
     'data-focus-key': `charge-accept-${charge.id}`,
-    'aria-label': `Accept the charge on ${label}`,
+    'aria-label': `Accept charge on ${label}`,
     text: 'Accept charge',
   });
   const decline = h('button', {
     type: 'button',
     class: 'btn btn-secondary btn-small',
     'data-focus-key': `charge-decline-${charge.id}`,
-    'aria-label': `Decline the charge on ${label}`,
+    'aria-label': `Decline charge on ${label}`,
     text: 'Decline charge',
   });
   const respond = async (yes) => {

@@ -4,18 +4,25 @@
 import { chargeBlock } from './charges.js';
 import { h } from './dom.js';
 import { CANCELLATION_LABELS, formatDate, mefWords, ORDER_STATUS_LABELS } from './format.js';
+import { manualLineActions } from './manual-line.js';
+
+/**
+ * @typedef {object} LineActions
+ * @property {(line: any, charge: any, accept: boolean) => Promise<void>} answerCharge answers a line's charge
+ * @property {(line: any, status: string) => Promise<void>} moveLine moves a manual line to a status
+ */
 
 /**
  * The order's lines.
  * @param {any} order an order document
- * @param {(line: any, charge: any, accept: boolean) => Promise<void>} answerCharge answers a line's charge
+ * @param {LineActions} actions
  */
-export function orderLines(order, answerCharge) {
+export function orderLines(order, actions) {
   const lines = Array.isArray(order.lines) ? order.lines : [];
   return h(
     'ol',
     { class: 'order-lines', 'data-testid': 'order-lines' },
-    lines.map((line) => lineCard(line, answerCharge)),
+    lines.map((line) => lineCard(line, actions)),
   );
 }
 
@@ -28,7 +35,8 @@ function fact(term, value, testId) {
 /** A timestamp as a `<time>`. */
 const time = (iso) => (iso ? h('time', { datetime: iso, text: formatDate(iso) }) : null);
 
-function lineCard(line, answerCharge) {
+/** @param {any} line @param {LineActions} actions */
+function lineCard(line, { answerCharge, moveLine }) {
   const titleId = `line-${line.id}-title`;
   const milestones = Array.isArray(line.milestones) ? line.milestones : [];
   const charges = Array.isArray(line.charges) ? line.charges : [];
@@ -119,5 +127,6 @@ function lineCard(line, answerCharge) {
     charges.map((charge) =>
       chargeBlock(charge, { label: line.name, answer: (accept) => answerCharge(line, charge, accept) }),
     ),
+    manualLineActions(line, (status) => moveLine(line, status)),
   );
 }

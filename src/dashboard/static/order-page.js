@@ -58,8 +58,8 @@ export function hideOrderPage() {
  * @param {any} document an order document
  */
 export function applyOrderEvent(document) {
-  applyOrderToList(document);
   if (document?.id === orderId) applyOrder(document);
+  else applyOrderToList(document);
 }
 
 /** Reads the order shown again (after the event stream reconnects: events may have been missed). */
@@ -123,25 +123,26 @@ function announceChanges(before, after) {
 }
 
 /**
- * Answers a charge and shows the order the API answers; an error shows above the page.
- * @param {string} path the charge's path below the order, e.g. `lines/orl_…/charges/<id>`
- * @param {boolean} accept
+ * Changes the order (answers a charge, moves a manual line) and shows the order the API answers; an error
+ * shows above the page, and the order is read again (it may have moved meanwhile: a charge answered
+ * elsewhere or past its due date, a line moved by someone else).
+ * @param {'POST' | 'PATCH'} method
+ * @param {string} path below the order, e.g. `lines/orl_…/charges/<id>/accept`
+ * @param {unknown} body
+ * @param {string} done announced once the change is made
  */
-async function answerCharge(path, accept) {
+async function change(method, path, body, done) {
   const id = orderId;
   if (!id) return;
   try {
-    const document = await api(
-      'POST',
-      `/orders/${encodeURIComponent(id)}/${path}/${accept ? 'accept' : 'decline'}`,
-    );
+    const document = await api(method, `/orders/${encodeURIComponent(id)}/${path}`, body);
     if (orderId !== id) return;
-    announce(accept ? 'Charge accepted.' : 'Charge declined.');
+    announce(done);
     applyOrder(document.data);
   } catch (error) {
     if (error instanceof SignedOutError || orderId !== id) return;
     showError($('order-error'), error);
-    loadOrder(); // the charge may have moved meanwhile (answered elsewhere, or past its due date)
+    loadOrder();
   }
 }
 
@@ -154,9 +155,22 @@ function render() {
     ...[summary(order), cancellation(order)].filter((node) => node !== null),
   );
   $('order-lines').replaceChildren(
-    orderLines(order, (line, charge, accept) =>
-      answerCharge(`lines/${encodeURIComponent(line.id)}/charges/${encodeURIComponent(charge.id)}`, accept),
-    ),
+    orderLines(order, {
+      answerCharge: (line, charge, accept) =>
+        change(
+          'POST',
+          `lines/${encodeURIComponent(line.id)}/charges/${encodeURIComponent(charge.id)}/${accept ? 'accept' : 'decline'}`,
+          undefined,
+          accept ? 'Charge accepted.' : 'Charge declined.',
+        ),
+      moveLine: (line, status) =>
+        change(
+          'PATCH',
+          `lines/${encodeURIComponent(line.id)}`,
+          { status },
+          `${line.name}: ${ORDER_STATUS_LABELS[status] ?? status}.`,
+        ),
+    }),
   );
   renderCancelOrder(order, cancellable);
 }
@@ -269,7 +283,13 @@ function cancellation(doc) {
     charges.map((charge) =>
       chargeBlock(charge, {
         label: 'the cancellation',
-        answer: (accept) => answerCharge(`cancellation-charges/${encodeURIComponent(charge.id)}`, accept),
+        answer: (accept) =>
+          change(
+            'POST',
+            `cancellation-charges/${encodeURIComponent(charge.id)}/${accept ? 'accept' : 'decline'}`,
+            undefined,
+            accept ? 'Cancellation charge accepted.' : 'Cancellation charge declined.',
+          ),
       }),
     ),
   );
