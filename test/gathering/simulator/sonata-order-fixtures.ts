@@ -96,10 +96,11 @@ export const orderBody = (quoteId: string, itemIds = ['1'], externalId = 'PO-203
 });
 
 /**
- * Registers the hooks of a file of these tests: one validator per file; per test a fresh seller and a
- * listener; after each test every exchange and notification validated, then both stopped.
+ * Registers the hooks of a file of these tests: one validator per file; per test a fresh seller (steps of
+ * `stepMs`, default {@link STEP_MS}) and a listener; after each test every exchange and notification
+ * validated, then both stopped.
  */
-export function orderSellerPerTest(mode: SonataSellerMode = 'instant') {
+export function orderSellerPerTest(mode: SonataSellerMode = 'instant', stepMs = STEP_MS) {
   let validator: SonataValidator;
   let seller: SonataSeller;
   let listener: Server;
@@ -108,7 +109,7 @@ export function orderSellerPerTest(mode: SonataSellerMode = 'instant') {
     validator = await sonataValidator();
   });
   beforeEach(async () => {
-    seller = await startSonataSeller({ behaviour: { stepMs: STEP_MS } });
+    seller = await startSonataSeller({ behaviour: { stepMs } });
     received.length = 0;
     listener = createServer((req, res) => {
       const chunks: Buffer[] = [];

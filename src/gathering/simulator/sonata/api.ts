@@ -12,13 +12,15 @@ import { type ApiCall, answerHubCall, callScope, parsed } from './routing.js';
 export type { ApiCall } from './routing.js';
 
 /**
- * What the sellers share: the POQs, Quotes and Product Orders they hold, the Charges of those orders, the
- * products orders delivered, their listeners, and the timers of deferred steps.
+ * What the sellers share: the POQs, Quotes and Product Orders they hold, the Charges and Cancel Product
+ * Orders of those orders, the products orders delivered, their listeners, and the timers of deferred steps.
  */
 export interface SellerState {
   lifecycles: Map<string, Lifecycle>;
   /** Charge id → the order that raised it. */
   charges: Map<string, OrderLifecycle>;
+  /** Cancel Product Order id → the order it is about. */
+  cancellations: Map<string, OrderLifecycle>;
   /** Product id → the product in the inventory. */
   products: Map<string, InventoryProduct>;
   hub: Hub;

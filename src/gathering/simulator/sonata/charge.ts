@@ -1,10 +1,14 @@
 import type { ItemProblem } from './errors.js';
 import type { ChargeUpdate } from './order-requests.js';
 
-/** `MEFProductOrderChargeStateType` values these sellers use (they never withdraw a Charge). */
-export type ChargeState = 'awaitingResponse' | 'completed' | 'timeout';
-/** `MEFProductOrderChargeItemStateType` values these sellers use. */
-export type ChargeItemState = 'awaitingResponse' | 'acceptedByBuyer' | 'declinedByBuyer';
+/** `MEFProductOrderChargeStateType` (they withdraw a Charge only of an item a cancellation ended). */
+export type ChargeState = 'awaitingResponse' | 'completed' | 'timeout' | 'withdrawnBySeller';
+/** `MEFProductOrderChargeItemStateType`. */
+export type ChargeItemState =
+  | 'awaitingResponse'
+  | 'acceptedByBuyer'
+  | 'declinedByBuyer'
+  | 'withdrawnBySeller';
 
 /** One item of a Charge (`MEFProductOrderChargeItem`) and the buyer's answer to it. */
 export interface ChargeItemRecord {
@@ -19,13 +23,15 @@ export interface ChargeItemRecord {
 }
 
 /**
- * A Charge the seller initiated for one Product Order Item (MEF 123 UC 11a): the ids of its order and item,
- * when it was created and when the buyer must have answered, its state and its items.
+ * A Charge the seller initiated: for one Product Order Item (MEF 123 UC 11a, `orderItemId`) or for the order
+ * because of a Cancel Product Order (UC 11c, `cancelId`, R89/R91). The ids of its order and item or
+ * cancellation, when it was created and when the buyer must have answered, its state and its items.
  */
 export interface ChargeRecord {
   id: string;
   orderId: string;
-  orderItemId: string;
+  orderItemId?: string;
+  cancelId?: string;
   /** ISO 8601 date-times. */
   creationDate: string;
   responseDueDate: string;
@@ -36,18 +42,14 @@ export interface ChargeRecord {
 /** The Netherlands' VAT rate, for `Price.taxRate`: charges are stated before tax. */
 const TAX_RATE = 21;
 
-/**
- * The one blocking charge a `order=hold-charge` seller raises per item: a one-off construction charge
- * (`nonRecurring`, `construction`, MEF 123 R92/R93) of 750 in the quote's currency, found at the site survey.
- * @param due when the buyer must have answered (`responseDueDate`).
- */
-export function constructionCharge(
-  ids: { id: string; orderId: string; orderItemId: string },
-  currency: string,
+/** A Charge of one blocking one-off (`nonRecurring`, MEF 123 R92/R93) item stated before tax. */
+function blockingOneOff(
+  ids: { id: string; orderId: string; orderItemId?: string; cancelId?: string },
+  item: { priceCategory: string; description: string; value: number; currency: string },
   now: Date,
   due: Date,
 ): ChargeRecord {
-  const value = 750;
+  const { value, currency } = item;
   return {
     ...ids,
     creationDate: now.toISOString(),
@@ -62,9 +64,8 @@ export function constructionCharge(
         terms: {
           activityType: 'new',
           priceType: 'nonRecurring',
-          priceCategory: 'construction',
-          description:
-            'The site survey found that the last-mile connection must be built: a one-off construction charge.',
+          priceCategory: item.priceCategory,
+          description: item.description,
           price: {
             dutyFreeAmount: { unit: currency, value },
             taxRate: TAX_RATE,
@@ -77,24 +78,69 @@ export function constructionCharge(
 }
 
 /**
- * A Charge as the seller shows it (`MEFProductOrderCharge`, MEF 123 R88/R100): `productOrderItem` names its
- * order item (the document's `MEFProductOrderItemRef`; the developer guide's example flattens it, the YAML wins).
+ * The one blocking charge a `order=hold-charge` seller raises per item: a one-off construction charge
+ * (`nonRecurring`, `construction`, MEF 123 R92/R93) of 750 in the quote's currency, found at the site survey.
+ * @param due when the buyer must have answered (`responseDueDate`).
+ */
+export function constructionCharge(
+  ids: { id: string; orderId: string; orderItemId: string },
+  currency: string,
+  now: Date,
+  due: Date,
+): ChargeRecord {
+  const description =
+    'The site survey found that the last-mile connection must be built: a one-off construction charge.';
+  return blockingOneOff(ids, { priceCategory: 'construction', description, value: 750, currency }, now, due);
+}
+
+/**
+ * The charge a `cancel=charge` seller raises for cancelling an order (MEF 123 UC 11c): one blocking one-off
+ * cancellation charge (`nonRecurring`, `cancellation`) of 500 in the quote's currency, for the order as a
+ * whole (R89) and naming its Cancel Product Order (R91).
+ * @param due when the buyer must have answered (`responseDueDate`).
+ */
+export function cancellationCharge(
+  ids: { id: string; orderId: string; cancelId: string },
+  currency: string,
+  now: Date,
+  due: Date,
+): ChargeRecord {
+  const description = 'Work on the order has started: cancelling it costs a one-off cancellation charge.';
+  return blockingOneOff(ids, { priceCategory: 'cancellation', description, value: 500, currency }, now, due);
+}
+
+/**
+ * A Charge as the seller shows it (`MEFProductOrderCharge`, MEF 123 R88/R100): `productOrderItem` names the
+ * order item of an item's Charge (the document's `MEFProductOrderItemRef`; the developer guide's example
+ * flattens it, the YAML wins); a cancellation's Charge names the order (`productOrder`, R89) and its
+ * `cancelProductOrder` (R91) instead.
  */
 export function chargeView(
   charge: ChargeRecord,
-  hrefs: { charge: string; order: string },
+  hrefs: { charge: string; order: string; cancel?: string },
 ): Record<string, unknown> {
+  const subject =
+    charge.orderItemId === undefined
+      ? {
+          productOrder: { productOrderId: charge.orderId, productOrderHref: hrefs.order },
+          ...(charge.cancelId === undefined
+            ? {}
+            : { cancelProductOrder: { id: charge.cancelId, href: hrefs.cancel } }),
+        }
+      : {
+          productOrderItem: {
+            productOrderId: charge.orderId,
+            productOrderItemId: charge.orderItemId,
+            productOrderHref: hrefs.order,
+          },
+        };
   return {
     id: charge.id,
     href: hrefs.charge,
     creationDate: charge.creationDate,
     responseDueDate: charge.responseDueDate,
     state: charge.state,
-    productOrderItem: {
-      productOrderId: charge.orderId,
-      productOrderItemId: charge.orderItemId,
-      productOrderHref: hrefs.order,
-    },
+    ...subject,
     chargeItem: charge.items.map((item) => ({
       id: item.id,
       ...item.terms,
@@ -135,7 +181,7 @@ export function answerProblem(charge: ChargeRecord, update: ChargeUpdate): ItemP
 /**
  * Applies an answer checked by {@link answerProblem}: each item `acceptedByBuyer` or `declinedByBuyer` with the
  * buyer's `acceptanceIndicator` and notes, the Charge `completed` (MEF 123 §6.12).
- * @returns whether a blocking item was declined (the order item then fails).
+ * @returns whether a blocking item was declined (the order item then fails, the cancellation is declined).
  */
 export function applyAnswer(charge: ChargeRecord, update: ChargeUpdate): boolean {
   for (const answer of update.chargeItem) {
@@ -153,4 +199,22 @@ export function applyAnswer(charge: ChargeRecord, update: ChargeUpdate): boolean
 export function expire(charge: ChargeRecord): void {
   for (const item of charge.items) item.state = 'declinedByBuyer';
   charge.state = 'timeout';
+}
+
+/**
+ * A Charge the seller no longer asks for, its item having been cancelled: every item and the Charge
+ * `withdrawnBySeller` (MEF 123 `MEFProductOrderChargeStateType`).
+ */
+export function withdraw(charge: ChargeRecord): void {
+  for (const item of charge.items) item.state = 'withdrawnBySeller';
+  charge.state = 'withdrawnBySeller';
+}
+
+/** Why a Charge that no longer awaits the buyer cannot be answered (the reason of the `409 conflict`). */
+export function closedReason(charge: ChargeRecord): string {
+  if (charge.state === 'timeout')
+    return `The charge's responseDueDate ${charge.responseDueDate} has passed: its items count as declined (MEF 123 R96).`;
+  return charge.state === 'withdrawnBySeller'
+    ? 'The seller withdrew the charge: the order item was cancelled.'
+    : 'The charge was answered already.';
 }

@@ -1,8 +1,7 @@
 import type { SellerState } from './api.js';
 import { error404, type SellerAnswer } from './errors.js';
 import type { SellerContext } from './lifecycle.js';
-import { listAnswer } from './order-api.js';
-import { type ApiCall, callScope } from './routing.js';
+import { type ApiCall, callScope, listAnswer } from './routing.js';
 
 type Json = Record<string, unknown>;
 

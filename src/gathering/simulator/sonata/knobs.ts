@@ -1,3 +1,4 @@
+import { type CancelOutcome, cancelOutcomes } from './cancel.js';
 import { type OrderOutcome, orderOutcomes } from './order.js';
 
 /** How simulated sellers behave unless a call's query string says otherwise. */
@@ -82,23 +83,42 @@ export function callKnobs(
   };
 }
 
+/** What the order knobs of a call decide (see {@link orderKnobs}). */
+export interface OrderKnobs {
+  outcome: OrderOutcome;
+  /** Milliseconds from a Charge's creation to its `responseDueDate`. */
+  chargeDueMs: number;
+  /** How a Cancel Product Order sent with this call is answered. */
+  cancel: CancelOutcome;
+  /** Milliseconds between the steps of a Cancel Product Order. */
+  cancelStepMs: number;
+}
+
 /**
  * The order knobs of a call (Product Order Management): `order=hold-charge|reject|fail-item` (default: every
- * item completes; order.ts `OrderOutcome`) and `charge_due_ms=<ms>`, the time from a Charge's creation to its
- * `responseDueDate` (default three steps).
+ * item completes; order.ts `OrderOutcome`), `charge_due_ms=<ms>`, the time from a Charge's creation to its
+ * `responseDueDate` (default three steps), `cancel=accept|decline|charge|reject` (default `accept`; cancel.ts
+ * `CancelOutcome`) and `cancel_step_ms=<ms>`, the time between a Cancel Product Order's steps (default one
+ * step, `stepMs`).
  * @returns the knobs, or the message of an unknown value (answered `400 invalidQuery`).
  */
-export function orderKnobs(
-  url: URL,
-  stepMs: number,
-): { outcome: OrderOutcome; chargeDueMs: number } | string {
+export function orderKnobs(url: URL, stepMs: number): OrderKnobs | string {
   const outcome = url.searchParams.get('order') ?? 'complete';
   if (!orderOutcomes.includes(outcome as OrderOutcome)) {
     return `Unknown order knob ${outcome}: use ${orderOutcomes.join(', ')}.`;
   }
-  const due = url.searchParams.get('charge_due_ms');
-  const chargeDueMs = due === null ? 3 * stepMs : Number(due);
-  if (!Number.isFinite(chargeDueMs) || chargeDueMs < 0)
-    return `charge_due_ms must be a number of ms, not ${due}.`;
-  return { outcome: outcome as OrderOutcome, chargeDueMs };
+  const cancel = url.searchParams.get('cancel') ?? 'accept';
+  if (!cancelOutcomes.includes(cancel as CancelOutcome)) {
+    return `Unknown cancel knob ${cancel}: use ${cancelOutcomes.join(', ')}.`;
+  }
+  const milliseconds = (name: string, fallback: number): number | string => {
+    const given = url.searchParams.get(name);
+    const ms = given === null ? fallback : Number(given);
+    return Number.isFinite(ms) && ms >= 0 ? ms : `${name} must be a number of ms, not ${given}.`;
+  };
+  const chargeDueMs = milliseconds('charge_due_ms', 3 * stepMs);
+  if (typeof chargeDueMs === 'string') return chargeDueMs;
+  const cancelStepMs = milliseconds('cancel_step_ms', stepMs);
+  if (typeof cancelStepMs === 'string') return cancelStepMs;
+  return { outcome: outcome as OrderOutcome, chargeDueMs, cancel: cancel as CancelOutcome, cancelStepMs };
 }

@@ -1,20 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { SellerState } from './api.js';
+import { answerCancelCall, followCancellation } from './cancel-api.js';
 import { error404, error422, error429, type SellerAnswer } from './errors.js';
 import { deliveredProduct } from './inventory.js';
+import type { OrderKnobs } from './knobs.js';
 import type { SellerContext } from './lifecycle.js';
-import { createOrder, type OrderLifecycle, type OrderOutcome } from './order.js';
+import { createOrder, type OrderLifecycle } from './order.js';
 import { chargeUpdateSchema, productOrderCreateSchema } from './order-requests.js';
 import { type OrderLookups, orderProblems, type QuotedItem } from './order-rules.js';
-import { type ApiCall, answerHubCall, type CallScope, callScope, parsed } from './routing.js';
+import { type ApiCall, answerHubCall, type CallScope, callScope, listAnswer, parsed } from './routing.js';
 
 type Json = Record<string, unknown>;
 
-/** What the knobs of a call decide for an order (knobs.ts `orderKnobs`). */
-export interface OrderCallOptions {
-  outcome: OrderOutcome;
-  /** Milliseconds from a Charge's creation to its `responseDueDate`. */
-  chargeDueMs: number;
+/** What the knobs of a call decide for an order and its cancellation (knobs.ts `orderKnobs`). */
+export interface OrderCallOptions extends OrderKnobs {
   retryAfter: string | null;
 }
 
@@ -33,31 +32,11 @@ const ORDER_FILTERS: Record<string, (find: Json, value: string) => boolean> = {
 /** `MEFProductOrderCharge_Find` filters of `GET /charge` (MEF 123 O17), by query name. */
 const CHARGE_FILTERS: Record<string, (charge: Json, value: string) => boolean> = {
   state: (charge, value) => charge.state === value,
-  productOrderId: (charge, value) => (charge.productOrderItem as Json).productOrderId === value,
-  productOrderItemId: (charge, value) => (charge.productOrderItem as Json).productOrderItemId === value,
+  productOrderId: (charge, value) =>
+    ((charge.productOrderItem ?? charge.productOrder) as Json).productOrderId === value,
+  productOrderItemId: (charge, value) =>
+    (charge.productOrderItem as Json | undefined)?.productOrderItemId === value,
 };
-
-/** Applies the filters the query names, then `offset`/`limit`, with `X-Total-Count` (MEF 123 R107). */
-export function listAnswer(
-  entries: Json[],
-  filters: Record<string, (entry: Json, value: string) => boolean>,
-  query: URLSearchParams,
-): SellerAnswer {
-  const matching = entries.filter((entry) =>
-    Object.entries(filters).every(([name, test]) => {
-      const value = query.get(name);
-      return value === null || test(entry, value);
-    }),
-  );
-  const offset = Number(query.get('offset') ?? 0) || 0;
-  const limit = query.get('limit') === null ? matching.length : Number(query.get('limit')) || 0;
-  const page = matching.slice(offset, offset + limit);
-  return {
-    status: 200,
-    body: page,
-    headers: { 'x-total-count': String(matching.length), 'x-result-count': String(page.length) },
-  };
-}
 
 /**
  * Answers one authenticated call to a seller's Product Order Management 10.0.0 API: `POST /productOrder`
@@ -65,8 +44,8 @@ export function listAnswer(
  * `state`, `externalId`, `projectId`, `orderDate.gt/lt`, `completionDate.gt/lt`; `offset`/`limit`),
  * `GET /productOrder/{id}`, `GET /charge` (`productOrderId`, `productOrderItemId`, `state`),
  * `GET /charge/{id}`, `PATCH /charge/{id}` (the buyer's answer: `200`, `400` for an incomplete answer (R94,
- * R95), `409 conflict` for a Charge already answered or past its `responseDueDate`), and `/hub`
- * (routing.ts). Everything is scoped by `buyerId` / `sellerId` as for POQs and Quotes; a `notify` seller
+ * R95), `409 conflict` for a Charge already answered or past its `responseDueDate`), `/cancelProductOrder`
+ * (cancel-api.ts) and `/hub` (routing.ts). Everything is scoped by `buyerId` / `sellerId` as for POQs and Quotes; a `notify` seller
  * throttles `GET /productOrder/{id}` polling while the buyer has an order listener, as it does for the others.
  */
 export function answerOrderCall(
@@ -90,6 +69,14 @@ export function answerOrderCall(
   if (resource === 'hub')
     return { answer: answerHubCall(state.hub, context, call, scope, segments.slice(1)) };
   if (extra !== undefined) return notFound;
+  if (resource === 'cancelProductOrder') {
+    const byId = (key: string) => state.lifecycles.get(key);
+    const buyerOrders = {
+      all: orders,
+      mine: (key: string) => (byId(key)?.api === 'order' ? mine(byId(key) as OrderLifecycle) : undefined),
+    };
+    return answerCancelCall(state, context, call, id, buyerOrders, options);
+  }
 
   if (resource === 'productOrder') {
     if (call.method === 'POST' && id === undefined) return create(state, context, call, scope, options);
@@ -135,7 +122,14 @@ export function answerOrderCall(
     const body = parsed(chargeUpdateSchema, call.body, 'MEFProductOrderCharge_Update');
     if ('answer' in body) return body;
     const { answer, events } = order.answerCharge(id, body.data, call.now);
-    return { answer, after: () => state.hub.publish(order, events, orderHref(context, order.id)) };
+    const href = orderHref(context, order.id);
+    return {
+      answer,
+      after: () => {
+        state.hub.publish(order, events, href);
+        followCancellation(state, order, href, options.cancelStepMs);
+      },
+    };
   }
   return notFound;
 }
@@ -144,10 +138,16 @@ function orderHref(context: SellerContext, id: string): string {
   return `${context.apiBase('order')}/productOrder/${id}`;
 }
 
-/** `MEFProductOrderCharge_Find` from a Charge (MEF 123 R98). */
+/** `MEFProductOrderCharge_Find` from a Charge (MEF 123 R98): an item's names the item, a cancellation's the order. */
 function chargeFind(charge: Json): Json {
-  const { id, productOrderItem, state, creationDate, responseDueDate } = charge;
-  return { id, productOrderItem, state, creationDate, responseDueDate };
+  const { id, productOrderItem, productOrder, state, creationDate, responseDueDate } = charge;
+  return {
+    id,
+    ...(productOrderItem ? { productOrderItem } : { productOrder }),
+    state,
+    creationDate,
+    responseDueDate,
+  };
 }
 
 function create(

@@ -53,3 +53,13 @@ export const chargeUpdateSchema = z.looseObject({
 });
 /** A parsed Charge answer. */
 export type ChargeUpdate = z.infer<typeof chargeUpdateSchema>;
+
+/** Product Order 10.0.0 `CancelProductOrder_Create`: the buyer's request to cancel an order (UC 8). */
+export const cancelProductOrderCreateSchema = z.looseObject({
+  cancellationReason: z.string().optional(),
+  cancellationReasonType: z.enum(['technical', 'commercial']).optional(),
+  productOrder: z.looseObject({ productOrderId: z.string(), productOrderHref: z.string().optional() }),
+  relatedContactInformation: z.array(contact).min(1),
+});
+/** A parsed Cancel Product Order request (unknown fields kept, echoed back by R75). */
+export type CancelProductOrderCreate = z.infer<typeof cancelProductOrderCreateSchema>;

@@ -1,8 +1,11 @@
+import { OrderCancellations } from './cancel.js';
 import {
   answerProblem,
   applyAnswer,
   type ChargeRecord,
+  cancellationCharge,
   chargeView,
+  closedReason,
   constructionCharge,
   expire,
 } from './charge.js';
@@ -28,14 +31,15 @@ export const orderOutcomes: readonly OrderOutcome[] = ['complete', 'hold-charge'
 export const SITE_SURVEY_MILESTONE = 'siteSurveyCompleted';
 
 /** Product Order completion states (MEF 123 Table 8), after which no deferred step is taken. */
-const FINAL = ['completed', 'partial', 'failed', 'rejected'];
+const FINAL = ['completed', 'partial', 'failed', 'rejected', 'cancelled'];
 /** Item states from which an item still moves on. */
 const ACTIVE = ['acknowledged', 'inProgress', 'held'];
 
-/** A Product Order the seller holds, with its Charges (MEF 123 UC 1, 11a, 12). */
+/** A Product Order the seller holds, with its Charges and Cancel Product Orders (MEF 123 UC 1, 8, 11, 12). */
 export interface OrderLifecycle extends Lifecycle {
   readonly api: 'order';
   readonly charges: ReadonlyMap<string, ChargeRecord>;
+  readonly cancellations: OrderCancellations;
   /** `ProductOrder_Find` (MEF 123 R59). */
   find(): Json;
   /** `MEFProductOrderCharge` of one of its Charges. */
@@ -99,6 +103,7 @@ const itemEvent = (item: OrderItem): LifecycleEvent => ({
  * A held item continues when the buyer accepts every charge item; a declined blocking charge — and an
  * unanswered one, whose items count as declined (R96) — fails the item (§6.12; Table 9 `failed`) and the
  * order returns to `inProgress`, ending at the next step ("moves to inProgress and then to failed", Table 8).
+ * A Cancel Product Order pauses all of this while it is assessed, and may end the order `cancelled` (cancel.ts).
  */
 export function createOrder(
   context: SellerContext,
@@ -109,6 +114,7 @@ export function createOrder(
   const orderDate = options.now.toISOString();
   const orderHref = `${context.apiBase('order')}/productOrder/${options.id}`;
   const chargeHref = (id: string) => `${context.apiBase('order')}/charge/${id}`;
+  const cancelHref = (id: string) => `${context.apiBase('order')}/cancelProductOrder/${id}`;
   let state = 'acknowledged';
   const stateChange: StateChange[] = [{ changeDate: orderDate, state }];
   let completionDate: string | undefined;
@@ -140,8 +146,9 @@ export function createOrder(
     stateChange.push({ changeDate: at, state: next });
     return [{ eventType: 'productOrderStateChangeEvent' }];
   };
-  /** The order's state after its items moved; it ends only on a deferred step (`mayEnd`). */
+  /** The order's state after its items moved; it ends only on a deferred step (`mayEnd`); a cancellation's own. */
   const settle = (at: string, mayEnd: boolean): LifecycleEvent[] => {
+    if (cancellations.holding() || state === 'cancelled') return [];
     if (items.some((item) => item.state === 'held')) return moveOrder('held.assessingCharge', at);
     if (!mayEnd || items.some((item) => ACTIVE.includes(item.state))) return moveOrder('inProgress', at);
     completionDate = at;
@@ -254,6 +261,31 @@ export function createOrder(
     return events;
   };
 
+  const cancellations: OrderCancellations = new OrderCancellations({
+    id: options.id,
+    href: orderHref,
+    items,
+    charges,
+    sellerContact: sellerContact(context),
+    state: () => state,
+    moveOrder,
+    moveItem: move,
+    raiseCharge: (cancelId, now, dueMs) => {
+      const due = new Date(now.getTime() + dueMs);
+      const ids = { id: options.newId(), orderId: options.id, cancelId };
+      const charge = cancellationCharge(ids, currencyOf(items[0]?.quoted ?? null), now, due);
+      charges.set(charge.id, charge);
+      options.onCharge(charge);
+      return charge;
+    },
+    resume: (before, at) => (before === 'acknowledged' ? moveOrder(before, at) : settle(at, false)),
+    ended: (at) => {
+      completionDate = at;
+    },
+    cancelHref,
+    chargeHref,
+  });
+
   const itemView = (item: OrderItem): Json =>
     orderItemView(item, chargeHref, productHrefs.get(item.request.id));
 
@@ -267,6 +299,7 @@ export function createOrder(
     sellerId: options.sellerId,
     unread: 0,
     charges,
+    cancellations,
     complete: () => FINAL.includes(state),
     find: () => ({
       id: options.id,
@@ -275,6 +308,7 @@ export function createOrder(
       ...(common.externalId === undefined ? {} : { externalId: common.externalId }),
       ...(common.projectId === undefined ? {} : { projectId: common.projectId }),
       ...(completionDate === undefined ? {} : { completionDate }),
+      ...cancellations.findFields(),
     }),
     view: () => ({
       ...common,
@@ -288,15 +322,18 @@ export function createOrder(
       state,
       stateChange,
       ...(completionDate === undefined ? {} : { completionDate }),
+      ...cancellations.orderFields(),
       productOrderItem: items.map(itemView),
     }),
     advance: (now) => {
-      if (FINAL.includes(state)) return [];
+      if (FINAL.includes(state) || cancellations.holding()) return [];
       return state === 'acknowledged' ? validate(now) : progress(now);
     },
     chargeView: (id) => {
       const charge = charges.get(id);
-      return charge ? chargeView(charge, { charge: chargeHref(id), order: orderHref }) : {};
+      if (!charge) return {};
+      const cancel = charge.cancelId === undefined ? undefined : cancelHref(charge.cancelId);
+      return chargeView(charge, { charge: chargeHref(id), order: orderHref, cancel });
     },
     answerCharge: (id, update, now) => {
       const charge = charges.get(id);
@@ -306,13 +343,8 @@ export function createOrder(
           events: [],
         };
       const events = lifecycle.expireCharge(id, now);
-      if (charge.state !== 'awaitingResponse') {
-        const reason =
-          charge.state === 'timeout'
-            ? `The charge's responseDueDate ${charge.responseDueDate} has passed: its items count as declined (MEF 123 R96).`
-            : 'The charge was answered already.';
-        return { answer: { status: 409, body: { code: 'conflict', reason } }, events };
-      }
+      if (charge.state !== 'awaitingResponse')
+        return { answer: { status: 409, body: { code: 'conflict', reason: closedReason(charge) } }, events };
       const problem = answerProblem(charge, update);
       if (problem) return { answer: error400('invalidBody', problem.reason, problem.propertyPath), events };
       const declined = applyAnswer(charge, update);
@@ -320,6 +352,7 @@ export function createOrder(
       const item = chargeItem(charge);
       const answered: LifecycleEvent[] = [
         { eventType: 'chargeStateChangeEvent', subject: { id, href: chargeHref(id) } },
+        ...cancellations.charged(charge, declined ? 'declined' : 'accepted', now),
       ];
       if (item?.state === 'held') {
         answered.push(
@@ -328,7 +361,7 @@ export function createOrder(
             : move(item, 'inProgress', at),
         );
       }
-      answered.push(...settle(at, false));
+      if (charge.cancelId === undefined) answered.push(...settle(at, false));
       return { answer: { status: 200, body: lifecycle.chargeView(id) }, events: answered };
     },
     expireCharge: (id, now) => {
@@ -339,13 +372,14 @@ export function createOrder(
       const at = now.toISOString();
       const events: LifecycleEvent[] = [
         { eventType: 'chargeTimeoutEvent', subject: { id, href: chargeHref(id) } },
+        ...cancellations.charged(charge, 'timedOut', now),
       ];
       const item = chargeItem(charge);
       if (item?.state === 'held') {
         const reason = `The blocking charge was not answered by its responseDueDate ${charge.responseDueDate}.`;
         events.push(fail(item, declinedProblem(items.indexOf(item), reason), at));
       }
-      events.push(...settle(at, false));
+      if (charge.cancelId === undefined) events.push(...settle(at, false));
       return events;
     },
   };

@@ -4,6 +4,8 @@ import { type Hub, parseEventQuery } from './hub.js';
 import type { NotifyingApi, SellerContext, SonataApi } from './lifecycle.js';
 import { firstIssue, hubInputSchema } from './requests.js';
 
+type Json = Record<string, unknown>;
+
 /*
  * What the routes of every Sonata API share: reading a body against its schema, the buyer/seller scope of a
  * call, and the `/hub` listener registration.
@@ -96,4 +98,29 @@ export function answerHubCall(
     return { status: 200, body: { id: listener.id, callback, ...(query === undefined ? {} : { query }) } };
   }
   return error404(`No operation ${call.method} ${call.path}.`);
+}
+
+/**
+ * A list answer: the entries the query's filters (by query name) keep, then `offset`/`limit`, with
+ * `X-Total-Count` and `X-Result-Count` (MEF 123 R107).
+ */
+export function listAnswer(
+  entries: Json[],
+  filters: Record<string, (entry: Json, value: string) => boolean>,
+  query: URLSearchParams,
+): SellerAnswer {
+  const matching = entries.filter((entry) =>
+    Object.entries(filters).every(([name, test]) => {
+      const value = query.get(name);
+      return value === null || test(entry, value);
+    }),
+  );
+  const offset = Number(query.get('offset') ?? 0) || 0;
+  const limit = query.get('limit') === null ? matching.length : Number(query.get('limit')) || 0;
+  const page = matching.slice(offset, offset + limit);
+  return {
+    status: 200,
+    body: page,
+    headers: { 'x-total-count': String(matching.length), 'x-result-count': String(page.length) },
+  };
 }

@@ -11,6 +11,7 @@ import { type ClientCredentials, TokenIssuer } from './oauth.js';
 import { DEFAULT_OFFERING_PREFIX, sonataProductOfferings } from './offerings.js';
 import { answerOrderCall } from './order-api.js';
 
+export { CANCEL_CONTACT_ROLE, type CancelOutcome, cancelOutcomes } from './cancel.js';
 export type { SonataSellerBehaviour } from './knobs.js';
 export type { SonataApi, SonataSellerMode } from './lifecycle.js';
 export { type SonataProductOffering, sonataProductOfferings } from './offerings.js';
@@ -49,8 +50,11 @@ export interface SonataSeller {
    * `order=reject` (the order `rejected` after its acknowledgement, items `rejected` with a
    * `terminationError`), `order=fail-item` (the first item `failed`, the others completed: the order
    * `partial`, or `failed` when it had one item), `charge_due_ms=<ms>` (a Charge's `responseDueDate` after its
-   * creation; default three steps). Orders are never instant: every mode acknowledges them and moves them on
-   * step by step (order.ts).
+   * creation; default three steps), `cancel=accept|decline|charge|reject` (how a Cancel Product Order is
+   * answered: the order `cancelled`; `done.declined` with a reason, the order going on; a blocking
+   * cancellation Charge first; `rejected` at once — cancel.ts) and `cancel_step_ms=<ms>` (between a
+   * cancellation's steps; default `stepMs`). Orders are never instant: every mode acknowledges them and moves
+   * them on step by step (order.ts).
    */
   baseUrl(sourceKey: string, mode?: SonataSellerMode, query?: Record<string, string>): string;
   /** The OAuth2 client-credentials token endpoint of that seller (its query may set `expires_in=<s>`). */
@@ -150,6 +154,7 @@ export async function startSonataSeller(
   const state: SellerState = {
     lifecycles: new Map(),
     charges: new Map(),
+    cancellations: new Map(),
     products: new Map(),
     hub,
     after(ms, action) {
