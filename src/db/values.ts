@@ -135,6 +135,22 @@ export const finalOrderLineStatuses: readonly OrderLineStatus[] = ['completed', 
  * Who fulfils an order line: `supplier`, ordered from its seller by the gateway (a `mef-sonata` source's
  * product), or `manual`, ordered by the reseller's own means and moved through its statuses by an admin.
  */
+/**
+ * Where a line's cancellation stands (issue "Orders, part 2", item 1): `requested` (asked, not sent yet),
+ * `acknowledged`, `assessing_charge` (the seller asks the buyer to accept a cancellation charge), `done`
+ * (the line is `cancelled`), `declined` (MEF `done.declined`: the line goes on) or `rejected` (the seller
+ * refused the request itself). MEF 123 `MEFChargeableTaskStateType`, in this API's spelling.
+ */
+export const lineCancellationStates = [
+  'requested',
+  'acknowledged',
+  'assessing_charge',
+  'done',
+  'declined',
+  'rejected',
+] as const;
+export type LineCancellationState = (typeof lineCancellationStates)[number];
+
 export const orderLineFulfilments = ['supplier', 'manual'] as const;
 export type OrderLineFulfilment = (typeof orderLineFulfilments)[number];
 

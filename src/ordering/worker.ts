@@ -20,6 +20,11 @@ export interface SupplierOrderStepContext {
    * lost, and then nothing may be sent.
    */
   markPosting(): Promise<boolean>;
+  /**
+   * Records that a cancellation is about to be sent (`markSupplierOrderCancelPosting`); false when the lease
+   * was lost, and then nothing may be sent.
+   */
+  markCancelPosting(): Promise<boolean>;
 }
 
 /**
@@ -37,7 +42,10 @@ export type SupplierOrderStepper = (
 export interface OrderWorkerOptions {
   db: Pick<
     StoreOperations,
-    'claimSupplierOrders' | 'recordSupplierOrderProgress' | 'markSupplierOrderPosting'
+    | 'claimSupplierOrders'
+    | 'recordSupplierOrderProgress'
+    | 'markSupplierOrderPosting'
+    | 'markSupplierOrderCancelPosting'
   >;
   clock: Clock;
   logger: Logger;
@@ -170,6 +178,12 @@ export class OrderWorker {
       step = await options.step(claimed, signal, {
         markPosting: () =>
           options.db.markSupplierOrderPosting(claimed.supplierOrder.id, options.owner, options.clock.now()),
+        markCancelPosting: () =>
+          options.db.markSupplierOrderCancelPosting(
+            claimed.supplierOrder.id,
+            options.owner,
+            options.clock.now(),
+          ),
       });
     } catch (error) {
       log.warn({ err: error }, 'supplier order step failed unexpectedly');

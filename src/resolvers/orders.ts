@@ -58,6 +58,9 @@ function orderLineOf(line: QuoteLineRow, position: number): NewOrderLine {
     sourceId: line.sourceId,
     contractTermMonths: line.contractTermMonths,
     orderTerms: supplier ? line.orderTerms : null,
+    purchaseMrcMinor: line.purchaseMrcMinor,
+    purchaseNrcMinor: line.purchaseNrcMinor,
+    currency: line.currency,
   };
 }
 

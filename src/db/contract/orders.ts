@@ -2,7 +2,13 @@
  * Orders for quotes (issue "Orders, part 1"): an order, its lines (one per quote line), and its supplier
  * orders — one seller order per source of its `supplier` lines, placed and followed by a durable task.
  */
-import type { OrderLineFulfilment, OrderLineStatus, OrderStatus, SupplierOrderStatus } from '../values.js';
+import type {
+  LineCancellationState,
+  OrderLineFulfilment,
+  OrderLineStatus,
+  OrderStatus,
+  SupplierOrderStatus,
+} from '../values.js';
 import type { SourceRow } from './catalog.js';
 import type { OrderTerms } from './order-terms.js';
 
@@ -26,6 +32,13 @@ export interface OrderRow {
   requestedCompletionDate: Date;
   /** The contact sent to the sellers instead of each source's buyer contact; null: the sources' own. */
   contact: OrderContact | null;
+  /** Why the reseller asked to cancel the order (`cancelOrder`); null while no cancellation was asked. */
+  cancelReason: string | null;
+  cancelRequestedAt: Date | null;
+  /** Who asked to cancel; null when an operator did (or none asked). */
+  cancelRequestedByUserId: string | null;
+  /** The sellers' charges for cancelling their supplier orders (issue "Orders, part 2", item 1). */
+  cancellationCharges: CancellationCharge[];
   /** Grows with every change of the order or its lines: the order's `order:changed` event version. */
   version: number;
   createdAt: Date;
@@ -61,6 +74,34 @@ export interface OrderCharge {
   items: OrderChargeItem[];
 }
 
+/**
+ * A seller's charge for cancelling a supplier order (MEF 123: the `charge` of a `CancelProductOrder`): it
+ * belongs to the supplier order, not to a line, and is answered as line charges are.
+ */
+export interface CancellationCharge extends OrderCharge {
+  supplierOrderId: string;
+  sourceId: string;
+}
+
+/** A line's cancellation, while one is asked or after it ended. */
+export interface OrderLineCancellation {
+  state: LineCancellationState;
+  /** The seller's reason when it declined or rejected the cancellation; null otherwise. */
+  message: string | null;
+}
+
+/**
+ * What a seller asked for a line whose quote had expired, when the new purchase price is not the one the
+ * customer's quote was made from (`SUPPLIER_PRICE_CHANGED`, issue "Orders, part 2", item 2). Minor units.
+ */
+export interface OrderLinePriceChange {
+  currency: string;
+  quotedMrcMinor: number;
+  quotedNrcMinor: number;
+  newMrcMinor: number;
+  newNrcMinor: number;
+}
+
 /** An order line: a quote line ordered, with where its fulfilment stands. */
 export interface OrderLineRow {
   id: string;
@@ -84,8 +125,19 @@ export interface OrderLineRow {
   supplierItemId: string | null;
   /** Contract term (months) of the quote line, null for the instance's own products. */
   contractTermMonths: number | null;
-  /** The quote line's order terms (null for manual lines). */
+  /**
+   * The quote line's order terms (null for manual lines); replaced by the seller's new quote when an
+   * expired one was quoted again at the same price.
+   */
   orderTerms: OrderTerms | null;
+  /** The purchase prices the customer's quote was made from (the quote line's; minor units of `currency`). */
+  purchaseMrcMinor: number | null;
+  purchaseNrcMinor: number | null;
+  currency: string;
+  /** Set when the seller's new quote changed the purchase price (the line then `failed`). */
+  priceChange: OrderLinePriceChange | null;
+  /** The line's cancellation; null while none was asked. */
+  cancellation: OrderLineCancellation | null;
   expectedCompletionDate: Date | null;
   completionDate: Date | null;
   /** The delivered product in the seller's inventory (MEF 116 `Product.id`, `status`; MEF 123 R61). */
@@ -147,6 +199,16 @@ export interface SupplierOrderRow {
    * then on the seller may have the order, and it is looked up before it is sent again.
    */
   postedAt: Date | null;
+  /** When the reseller asked to cancel (`requestOrderCancellation`); null while none was asked. */
+  cancelRequestedAt: Date | null;
+  /**
+   * When the cancellation was last about to be sent (`markSupplierOrderCancelPosting`, written before the
+   * POST): from then on the seller may have it, and it is looked up before it is sent again.
+   */
+  cancelPostedAt: Date | null;
+  /** The seller's `CancelProductOrder` id and its state (MEF `MEFChargeableTaskStateType`, verbatim). */
+  sellerCancelId: string | null;
+  sellerCancelState: string | null;
   errorCode: string | null;
   errorMessage: string | null;
   createdAt: Date;
@@ -156,7 +218,16 @@ export interface SupplierOrderRow {
 /** A line to create with its order; the store assigns ids, the order and the time. */
 export type NewOrderLine = Pick<
   OrderLineRow,
-  'quoteLineId' | 'position' | 'name' | 'fulfilment' | 'sourceId' | 'contractTermMonths' | 'orderTerms'
+  | 'quoteLineId'
+  | 'position'
+  | 'name'
+  | 'fulfilment'
+  | 'sourceId'
+  | 'contractTermMonths'
+  | 'orderTerms'
+  | 'purchaseMrcMinor'
+  | 'purchaseNrcMinor'
+  | 'currency'
 >;
 
 /** An order to place (validated by the caller: the quote is the instance's, has lines and has not expired). */
@@ -196,6 +267,9 @@ export interface SupplierLineProgress {
   charges?: OrderCharge[];
   errorCode?: string | null;
   errorMessage?: string | null;
+  orderTerms?: OrderTerms | null;
+  priceChange?: OrderLinePriceChange | null;
+  cancellation?: OrderLineCancellation | null;
 }
 
 /** One step of a supplier order's task to record, fenced on its lease (`owner`). */
@@ -214,6 +288,11 @@ export interface SupplierOrderProgress {
   readAt: Date;
   errorCode: string | null;
   errorMessage: string | null;
+  /** The seller's cancellation, when the step read or sent one (absent: unchanged). */
+  sellerCancelId?: string | null;
+  sellerCancelState?: string | null;
+  /** This supplier order's cancellation charges as last read (absent: unchanged); replace its earlier ones. */
+  cancellationCharges?: OrderCharge[];
   lines: SupplierLineProgress[];
   now: Date;
 }
@@ -226,6 +305,26 @@ export interface ManualLineMove {
   status: OrderLineStatus;
   note: string | null;
   userId: string | null;
+  now: Date;
+}
+
+/** A reseller's request to cancel an order. */
+export interface OrderCancellationRequest {
+  instanceId: string;
+  orderId: string;
+  reason: string;
+  userId: string | null;
+  now: Date;
+}
+
+/** Why a cancellation was refused: no such order, or one already final or being cancelled. */
+export type OrderCancellationRefusal = 'not_found' | 'not_cancellable';
+
+/** A cancellation charge's new state, after the seller took the buyer's answer (or said it timed out). */
+export interface CancellationChargeUpdate {
+  instanceId: string;
+  orderId: string;
+  charge: OrderCharge;
   now: Date;
 }
 
@@ -317,6 +416,32 @@ export interface OrderOperations {
    * order's event. @returns the order's record, or undefined when the line or charge is not there.
    */
   updateOrderLineCharge: (update: LineChargeUpdate) => Promise<OrderRecord | undefined>;
+  /**
+   * Asks to cancel an order (issue "Orders, part 2", item 1), in one transaction under the order's lock:
+   * refused unless the order is neither final (`completed`, `partially_completed`, `failed`, `cancelled`)
+   * nor already being cancelled. Its manual lines that are not final become `cancelled` at once (their
+   * cancellation `done`); its supplier lines that are not final show the cancellation `requested`; each of
+   * its supplier orders that is not ended is marked (`cancelRequestedAt`) and made due now (and hurried, so
+   * a step running meanwhile is followed by one that cancels). The order's status is derived again and its
+   * event written.
+   *
+   * @returns the order's record, or why nothing was written.
+   */
+  requestOrderCancellation: (
+    request: OrderCancellationRequest,
+  ) => Promise<OrderRecord | OrderCancellationRefusal>;
+  /**
+   * Replaces one cancellation charge of an order (matched by id) with its new state, in one transaction,
+   * with the order's event. @returns the order's record, or undefined when the order or charge is not there.
+   */
+  updateCancellationCharge: (update: CancellationChargeUpdate) => Promise<OrderRecord | undefined>;
+  /**
+   * Records, before a cancellation is sent, that the seller may have it from `now` on (`cancelPostedAt`),
+   * while `owner` holds the supplier order's lease.
+   *
+   * @returns whether it was written (false: the lease was lost; nothing may be sent).
+   */
+  markSupplierOrderCancelPosting: (supplierOrderId: string, owner: string, now: Date) => Promise<boolean>;
   /**
    * Records, before a placement is sent, that the seller may have the supplier order from `now` on
    * (`postedAt`), while `owner` holds its lease.

@@ -109,6 +109,11 @@ export function leasedSupplierOrder(
   return and(eq(t.id, supplierOrderId), eq(t.leaseOwner, owner), gt(t.leaseExpiresAt, now));
 }
 
+/** An order's supplier orders that a cancellation makes due: those not ended. */
+export function cancelledSupplierOrders(t: SupplierOrderColumns & { orderId: Column }, orderId: string) {
+  return and(eq(t.orderId, orderId), ne(t.status, 'ended'));
+}
+
 /**
  * A source's supplier orders a notification makes due: not ended, of the seller order when it names one —
  * or sent and not yet known by the seller's id: a seller may announce its order before its answer to the
@@ -146,6 +151,8 @@ export function supplierOrderStepValues(
     nextCheckAt: sql`case when ${t.hurriedAt} >= ${timestamp(readAt)} and ${t.status} <> 'ended' then ${timestamp(now)} else ${timestamp(nextCheckAt)} end`,
     errorCode: progress.errorCode,
     errorMessage: progress.errorMessage,
+    ...(progress.sellerCancelId !== undefined ? { sellerCancelId: progress.sellerCancelId } : {}),
+    ...(progress.sellerCancelState !== undefined ? { sellerCancelState: progress.sellerCancelState } : {}),
     leaseOwner: null,
     leaseExpiresAt: null,
     updatedAt: now,

@@ -66,6 +66,10 @@ export function newOrderRows(input: NewOrder): {
       nextCheckAt: input.now,
       hurriedAt: null,
       postedAt: null,
+      cancelRequestedAt: null,
+      cancelPostedAt: null,
+      sellerCancelId: null,
+      sellerCancelState: null,
       errorCode: null,
       errorMessage: null,
       ...stamps,
@@ -91,6 +95,8 @@ export function newOrderRows(input: NewOrder): {
       inventoryProductStatus: null,
       milestones: [],
       charges: [],
+      priceChange: null,
+      cancellation: null,
       errorCode: null,
       errorMessage: null,
       note: null,
@@ -108,6 +114,10 @@ export function newOrderRows(input: NewOrder): {
     status: 'pending',
     requestedCompletionDate: input.requestedCompletionDate,
     contact: input.contact,
+    cancelReason: null,
+    cancelRequestedAt: null,
+    cancelRequestedByUserId: null,
+    cancellationCharges: [],
     version: 1,
     ...stamps,
   };
@@ -164,7 +174,7 @@ export function orderChangeEvent(record: OrderRecord, kind: 'created' | 'updated
   };
 }
 
-const orderDates = ['requestedCompletionDate', 'createdAt', 'updatedAt'] as const;
+const orderDates = ['requestedCompletionDate', 'cancelRequestedAt', 'createdAt', 'updatedAt'] as const;
 const lineDates = [
   'expectedCompletionDate',
   'completionDate',

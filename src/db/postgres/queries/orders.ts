@@ -5,7 +5,13 @@
  * before its lines change, so its version grows one at a time. Ids order bytewise (`bytewise`).
  */
 import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import type { OrderRecord, SupplierOrderRow } from '../../contract/index.js';
+import type { OrderRecord, OrderRow, SupplierOrderRow } from '../../contract/index.js';
+import {
+  cancellationChargeReplacing,
+  cancellationChargesOf,
+  cancellationRefusal,
+  cancelledLineValues,
+} from '../../shared/order-cancellation.js';
 import * as conditions from '../../shared/order-conditions.js';
 import {
   lineChanges,
@@ -183,13 +189,25 @@ export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = as
       .update(supplierOrders)
       .set(conditions.supplierOrderStepValues(supplierOrders, progress, timestamp))
       .where(conditions.heldSupplierOrder(supplierOrders, progress))
-      .returning({ orderId: supplierOrders.orderId });
+      .returning({ orderId: supplierOrders.orderId, sourceId: supplierOrders.sourceId });
     if (!held) return undefined;
+    let changed = false;
+    if (progress.cancellationCharges) {
+      const [order] = await tx.select().from(orders).where(eq(orders.id, held.orderId));
+      const charges = cancellationChargesOf(
+        order as OrderRow,
+        { id: progress.supplierOrderId, sourceId: held.sourceId },
+        progress.cancellationCharges,
+      );
+      if (charges) {
+        await tx.update(orders).set({ cancellationCharges: charges }).where(eq(orders.id, held.orderId));
+        changed = true;
+      }
+    }
     const lines = await tx
       .select()
       .from(orderLines)
       .where(eq(orderLines.supplierOrderRef, progress.supplierOrderId));
-    let changed = false;
     for (const step of progress.lines) {
       const line = lines.find((each) => each.id === step.lineId);
       const changes = line ? lineChanges(line, step) : null;
@@ -222,6 +240,58 @@ export const updateOrderLineCharge: Op<'updateOrderLineCharge'> = async (db, upd
     await tx.update(orderLines).set({ charges, updatedAt: update.now }).where(eq(orderLines.id, line.id));
     return touchOrder(tx, update.orderId, update.now);
   });
+
+export const requestOrderCancellation: Op<'requestOrderCancellation'> = async (db, request) =>
+  db.transaction(async (tx) => {
+    await lockOrder(tx, request.orderId);
+    const [order] = await tx
+      .select()
+      .from(orders)
+      .where(and(eq(orders.id, request.orderId), eq(orders.instanceId, request.instanceId)));
+    const refusal = cancellationRefusal(order);
+    if (refusal) return refusal;
+    const { now } = request;
+    await tx
+      .update(orders)
+      .set({ cancelReason: request.reason, cancelRequestedAt: now, cancelRequestedByUserId: request.userId })
+      .where(eq(orders.id, request.orderId));
+    for (const line of await tx.select().from(orderLines).where(eq(orderLines.orderId, request.orderId))) {
+      const values = cancelledLineValues(line, request.userId, now);
+      if (values) await tx.update(orderLines).set(values).where(eq(orderLines.id, line.id));
+    }
+    await tx
+      .update(supplierOrders)
+      .set({ cancelRequestedAt: now, nextCheckAt: now, hurriedAt: now })
+      .where(conditions.cancelledSupplierOrders(supplierOrders, request.orderId));
+    return (await touchOrder(tx, request.orderId, now)) as OrderRecord;
+  });
+
+export const updateCancellationCharge: Op<'updateCancellationCharge'> = async (db, update) =>
+  db.transaction(async (tx) => {
+    await lockOrder(tx, update.orderId);
+    const [order] = await tx
+      .select()
+      .from(orders)
+      .where(and(eq(orders.id, update.orderId), eq(orders.instanceId, update.instanceId)));
+    const charges = cancellationChargeReplacing(order, update.charge);
+    if (!charges) return undefined;
+    await tx.update(orders).set({ cancellationCharges: charges }).where(eq(orders.id, update.orderId));
+    return touchOrder(tx, update.orderId, update.now);
+  });
+
+export const markSupplierOrderCancelPosting: Op<'markSupplierOrderCancelPosting'> = async (
+  db,
+  supplierOrderId,
+  owner,
+  now,
+) => {
+  const marked = await db
+    .update(supplierOrders)
+    .set({ cancelPostedAt: now })
+    .where(conditions.leasedSupplierOrder(supplierOrders, supplierOrderId, owner, now))
+    .returning({ id: supplierOrders.id });
+  return marked.length === 1;
+};
 
 export const markSupplierOrderPosting: Op<'markSupplierOrderPosting'> = async (
   db,

@@ -1,7 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { OrderTerms } from '../../contract/order-terms.js';
-import type { OrderCharge, OrderContact, OrderMilestone } from '../../contract/orders.js';
+import type {
+  CancellationCharge,
+  OrderCharge,
+  OrderContact,
+  OrderLineCancellation,
+  OrderLinePriceChange,
+  OrderMilestone,
+} from '../../contract/orders.js';
 import {
   orderLineFulfilments,
   orderLineStatuses,
@@ -32,6 +39,12 @@ export const orders = pgTable(
     status: text({ enum: orderStatuses }).notNull(),
     requestedCompletionDate: instant().notNull(),
     contact: jsonb().$type<OrderContact>(),
+    cancelReason: text(),
+    cancelRequestedAt: instant(),
+    cancelRequestedByUserId: text().references(() => users.id),
+    cancellationCharges: jsonb().$type<CancellationCharge[]>()
+      .notNull()
+      .default([]),
     version: integer().notNull(),
     ...timestamps,
   },
@@ -70,6 +83,12 @@ export const supplierOrders = pgTable(
     hurriedAt: instant(),
     /** When the last placement (`POST /productOrder`) was about to be sent: written before it is sent. */
     postedAt: instant(),
+    /** When the reseller asked to cancel; the task then cancels at the seller. */
+    cancelRequestedAt: instant(),
+    /** When the last cancellation (`POST /cancelProductOrder`) was about to be sent: written before it is sent. */
+    cancelPostedAt: instant(),
+    sellerCancelId: text(),
+    sellerCancelState: text(),
     errorCode: text(),
     errorMessage: text(),
     ...timestamps,
@@ -103,6 +122,11 @@ export const orderLines = pgTable(
     supplierItemId: text(),
     contractTermMonths: integer(),
     orderTerms: jsonb().$type<OrderTerms>(),
+    purchaseMrcMinor: integer(),
+    purchaseNrcMinor: integer(),
+    currency: text().notNull().default('EUR'),
+    priceChange: jsonb().$type<OrderLinePriceChange>(),
+    cancellation: jsonb().$type<OrderLineCancellation>(),
     expectedCompletionDate: instant(),
     completionDate: instant(),
     inventoryProductId: text(),

@@ -4,7 +4,13 @@
  * a time is the lock the contract promises.
  */
 import { and, asc, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
-import type { OrderRecord, SupplierOrderRow } from '../../contract/index.js';
+import type { OrderRecord, OrderRow, SupplierOrderRow } from '../../contract/index.js';
+import {
+  cancellationChargeReplacing,
+  cancellationChargesOf,
+  cancellationRefusal,
+  cancelledLineValues,
+} from '../../shared/order-cancellation.js';
 import * as conditions from '../../shared/order-conditions.js';
 import {
   lineChanges,
@@ -183,15 +189,27 @@ export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = as
         .update(supplierOrders)
         .set(conditions.supplierOrderStepValues(supplierOrders, progress, timestamp))
         .where(conditions.heldSupplierOrder(supplierOrders, progress))
-        .returning({ orderId: supplierOrders.orderId })
+        .returning({ orderId: supplierOrders.orderId, sourceId: supplierOrders.sourceId })
         .get();
       if (!held) return undefined;
+      let changed = false;
+      if (progress.cancellationCharges) {
+        const order = tx.select().from(orders).where(eq(orders.id, held.orderId)).get() as OrderRow;
+        const charges = cancellationChargesOf(
+          order,
+          { id: progress.supplierOrderId, sourceId: held.sourceId },
+          progress.cancellationCharges,
+        );
+        if (charges) {
+          tx.update(orders).set({ cancellationCharges: charges }).where(eq(orders.id, held.orderId)).run();
+          changed = true;
+        }
+      }
       const lines = tx
         .select()
         .from(orderLines)
         .where(eq(orderLines.supplierOrderRef, progress.supplierOrderId))
         .all();
-      let changed = false;
       for (const step of progress.lines) {
         const line = lines.find((each) => each.id === step.lineId);
         const changes = line ? lineChanges(line, step) : null;
@@ -234,6 +252,66 @@ export const updateOrderLineCharge: Op<'updateOrderLineCharge'> = async (db, upd
     },
     { behavior: 'immediate' },
   );
+
+export const requestOrderCancellation: Op<'requestOrderCancellation'> = async (db, request) =>
+  db.transaction(
+    (tx) => {
+      const order = tx
+        .select()
+        .from(orders)
+        .where(and(eq(orders.id, request.orderId), eq(orders.instanceId, request.instanceId)))
+        .get();
+      const refusal = cancellationRefusal(order);
+      if (refusal) return refusal;
+      const { now } = request;
+      tx.update(orders)
+        .set({
+          cancelReason: request.reason,
+          cancelRequestedAt: now,
+          cancelRequestedByUserId: request.userId,
+        })
+        .where(eq(orders.id, request.orderId))
+        .run();
+      for (const line of tx.select().from(orderLines).where(eq(orderLines.orderId, request.orderId)).all()) {
+        const values = cancelledLineValues(line, request.userId, now);
+        if (values) tx.update(orderLines).set(values).where(eq(orderLines.id, line.id)).run();
+      }
+      tx.update(supplierOrders)
+        .set({ cancelRequestedAt: now, nextCheckAt: now, hurriedAt: now })
+        .where(conditions.cancelledSupplierOrders(supplierOrders, request.orderId))
+        .run();
+      return touchOrder(db, tx, request.orderId, now) as OrderRecord;
+    },
+    { behavior: 'immediate' },
+  );
+
+export const updateCancellationCharge: Op<'updateCancellationCharge'> = async (db, update) =>
+  db.transaction(
+    (tx) => {
+      const order = tx
+        .select()
+        .from(orders)
+        .where(and(eq(orders.id, update.orderId), eq(orders.instanceId, update.instanceId)))
+        .get();
+      const charges = cancellationChargeReplacing(order, update.charge);
+      if (!charges) return undefined;
+      tx.update(orders).set({ cancellationCharges: charges }).where(eq(orders.id, update.orderId)).run();
+      return touchOrder(db, tx, update.orderId, update.now);
+    },
+    { behavior: 'immediate' },
+  );
+
+export const markSupplierOrderCancelPosting: Op<'markSupplierOrderCancelPosting'> = async (
+  db,
+  supplierOrderId,
+  owner,
+  now,
+) =>
+  db
+    .update(supplierOrders)
+    .set({ cancelPostedAt: now })
+    .where(conditions.leasedSupplierOrder(supplierOrders, supplierOrderId, owner, now))
+    .run().changes === 1;
 
 export const markSupplierOrderPosting: Op<'markSupplierOrderPosting'> = async (
   db,

@@ -1,6 +1,13 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { OrderTerms } from '../../contract/order-terms.js';
-import type { OrderCharge, OrderContact, OrderMilestone } from '../../contract/orders.js';
+import type {
+  CancellationCharge,
+  OrderCharge,
+  OrderContact,
+  OrderLineCancellation,
+  OrderLinePriceChange,
+  OrderMilestone,
+} from '../../contract/orders.js';
 import {
   orderLineFulfilments,
   orderLineStatuses,
@@ -31,6 +38,12 @@ export const orders = sqliteTable(
     status: text({ enum: orderStatuses }).notNull(),
     requestedCompletionDate: integer({ mode: 'timestamp_ms' }).notNull(),
     contact: text({ mode: 'json' }).$type<OrderContact>(),
+    cancelReason: text(),
+    cancelRequestedAt: integer({ mode: 'timestamp_ms' }),
+    cancelRequestedByUserId: text().references(() => users.id),
+    cancellationCharges: text({ mode: 'json' }).$type<CancellationCharge[]>()
+      .notNull()
+      .default([]),
     version: integer().notNull(),
     ...timestamps,
   },
@@ -69,6 +82,12 @@ export const supplierOrders = sqliteTable(
     hurriedAt: integer({ mode: 'timestamp_ms' }),
     /** When the last placement (`POST /productOrder`) was about to be sent: written before it is sent. */
     postedAt: integer({ mode: 'timestamp_ms' }),
+    /** When the reseller asked to cancel; the task then cancels at the seller. */
+    cancelRequestedAt: integer({ mode: 'timestamp_ms' }),
+    /** When the last cancellation (`POST /cancelProductOrder`) was about to be sent: written before it is sent. */
+    cancelPostedAt: integer({ mode: 'timestamp_ms' }),
+    sellerCancelId: text(),
+    sellerCancelState: text(),
     errorCode: text(),
     errorMessage: text(),
     ...timestamps,
@@ -102,6 +121,11 @@ export const orderLines = sqliteTable(
     supplierItemId: text(),
     contractTermMonths: integer(),
     orderTerms: text({ mode: 'json' }).$type<OrderTerms>(),
+    purchaseMrcMinor: integer(),
+    purchaseNrcMinor: integer(),
+    currency: text().notNull().default('EUR'),
+    priceChange: text({ mode: 'json' }).$type<OrderLinePriceChange>(),
+    cancellation: text({ mode: 'json' }).$type<OrderLineCancellation>(),
     expectedCompletionDate: integer({ mode: 'timestamp_ms' }),
     completionDate: integer({ mode: 'timestamp_ms' }),
     inventoryProductId: text(),
