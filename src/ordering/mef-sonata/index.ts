@@ -1,8 +1,24 @@
 /*
  * Ordering from a MEF LSO Sonata seller as its buyer: MEF 123 Product Order Management 10.0.0 (the order,
- * its Charges, its notifications) and MEF 116 Product Inventory 7.0.2, on the `mef-sonata` source's client.
+ * its cancellations, its Charges, its notifications) and MEF 116 Product Inventory 7.0.2, on the
+ * `mef-sonata` source's client.
  */
 
+export {
+  type CancellationFound,
+  cancellationStates,
+  parseSonataCancellation,
+  parseSonataCancellationList,
+  type SonataCancellationState,
+  type SonataCancellationView,
+} from './cancel-answers.js';
+export {
+  CANCEL_CONTACT_ROLE,
+  type CancellationReasonType,
+  cancellationReasonTypes,
+  cancelProductOrderBody,
+  type SonataCancellationToSend,
+} from './cancel-request.js';
 export {
   chargeItemStates,
   chargeStates,
@@ -21,6 +37,7 @@ export {
   type SonataProductView,
 } from './order-answers.js';
 export {
+  cancelProductOrderEventTypes,
   chargeEventTypes,
   ORDER_HUB_QUERY,
   ORDER_NOTIFICATION_BASE_PATH,

@@ -23,12 +23,19 @@ export const chargeEventTypes = [
   'chargeTimeoutEvent',
 ] as const;
 
+/** MEF 123 `CancelProductOrderEventType`: about a Cancel Product Order (`event.id`). */
+export const cancelProductOrderEventTypes = ['cancelProductOrderStateChangeEvent'] as const;
+
 /**
- * The event types the buyer registers for (`EventSubscriptionInput.query`): every order and item event, and
- * every Charge event — `chargeCreateEvent` is required of the buyer (MEF 123 R103, R87). Cancel and
- * delivery-date-change events are left out: the gateway sends neither request.
+ * The event types the buyer registers for (`EventSubscriptionInput.query`): every order and item event, every
+ * Charge event — `chargeCreateEvent` is required of the buyer (MEF 123 R103, R87) — and the Cancel Product
+ * Order event. Delivery-date-change events are left out: the gateway sends no such request.
  */
-export const orderEventTypes = [...productOrderEventTypes, ...chargeEventTypes] as const;
+export const orderEventTypes = [
+  ...productOrderEventTypes,
+  ...chargeEventTypes,
+  ...cancelProductOrderEventTypes,
+] as const;
 /** An event type the buyer listens to. */
 export type OrderEventType = (typeof orderEventTypes)[number];
 
@@ -37,7 +44,10 @@ export const ORDER_HUB_QUERY = `eventType=${orderEventTypes.join(',')}`;
 
 const text = z.string().min(1).max(500);
 
-/** MEF 123 `ProductOrderEvent` / `ChargeEvent` (with their `Event` base); unknown members are ignored. */
+/**
+ * MEF 123 `ProductOrderEvent` / `ChargeEvent` / `CancelProductOrderEvent` (with their `Event` base); unknown
+ * members are ignored.
+ */
 const eventSchema = z.object({
   eventId: text,
   eventTime: z.iso.datetime({ offset: true }),
@@ -59,12 +69,17 @@ export interface SonataOrderEvent {
   /** `eventTime` (ISO 8601). */
   eventTime: string;
   eventType: OrderEventType;
-  /** `event.id` of an order event; null for a Charge event, which names only the Charge. */
+  /**
+   * `event.id` of an order or item event; null for a Charge or Cancel Product Order event, which names only
+   * the Charge or the cancellation (their order is learnt by reading them).
+   */
   orderId: string | null;
   /** `event.orderItemId` of an item event (MEF 123 R106); null otherwise. */
   itemId: string | null;
   /** `event.id` of a Charge event; null otherwise. */
   chargeId: string | null;
+  /** `event.id` of a Cancel Product Order event (`cancelProductOrderStateChangeEvent`); null otherwise. */
+  cancellationId: string | null;
   /** `event.milestoneName` of a milestone event (CR7); null otherwise. */
   milestoneName: string | null;
   /** `event.buyerId` / `event.sellerId`, when the seller names them (MEF 79 Sn 8.8). */
@@ -76,8 +91,8 @@ export interface SonataOrderEvent {
 export type OrderEventParse = { ok: true; event: SonataOrderEvent } | { ok: false; message: string };
 
 /**
- * Reads a notification body as a MEF 123 `ProductOrderEvent` or `ChargeEvent` of a type the buyer
- * listens to ({@link orderEventTypes}).
+ * Reads a notification body as a MEF 123 `ProductOrderEvent`, `ChargeEvent` or `CancelProductOrderEvent` of
+ * a type the buyer listens to ({@link orderEventTypes}).
  *
  * @param listenerEventType the event type of the listener path it was sent to (see
  *   {@link orderListenerEventType}); the body's `eventType` must be the same.
@@ -97,7 +112,8 @@ export function parseOrderEvent(body: unknown, listenerEventType?: OrderEventTyp
     return { ok: false, message: `A ${eventType} was sent to the ${listenerEventType} listener.` };
   }
   const aboutCharge = (chargeEventTypes as readonly string[]).includes(eventType);
-  const aboutItem = eventType !== 'productOrderStateChangeEvent' && !aboutCharge;
+  const aboutCancel = (cancelProductOrderEventTypes as readonly string[]).includes(eventType);
+  const aboutItem = eventType !== 'productOrderStateChangeEvent' && !aboutCharge && !aboutCancel;
   if (aboutItem && event.orderItemId === undefined) {
     return { ok: false, message: `A ${eventType} must name its orderItemId (MEF 123 R106).` };
   }
@@ -107,9 +123,10 @@ export function parseOrderEvent(body: unknown, listenerEventType?: OrderEventTyp
       eventId,
       eventTime,
       eventType,
-      orderId: aboutCharge ? null : event.id,
+      orderId: aboutCharge || aboutCancel ? null : event.id,
       itemId: aboutItem ? (event.orderItemId ?? null) : null,
       chargeId: aboutCharge ? event.id : null,
+      cancellationId: aboutCancel ? event.id : null,
       milestoneName: event.milestoneName ?? null,
       buyerId: event.buyerId ?? null,
       sellerId: event.sellerId ?? null,

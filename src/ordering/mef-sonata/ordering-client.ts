@@ -3,6 +3,13 @@ import { parseAnswer } from '../../gathering/sources/mef-sonata/answers.js';
 import type { SonataCallScope, SonataClient } from '../../gathering/sources/mef-sonata/client.js';
 import { SourceError } from '../../gathering/sources/types.js';
 import {
+  type CancellationFound,
+  parseSonataCancellation,
+  parseSonataCancellationList,
+  type SonataCancellationView,
+} from './cancel-answers.js';
+import { cancelProductOrderBody, type SonataCancellationToSend } from './cancel-request.js';
+import {
   awaitedChargeIds,
   chargeItemIdsSchema,
   type ProductOrderFound,
@@ -29,9 +36,17 @@ const MAX_PAGES = 20;
 
 const segment = (value: string) => `/${encodeURIComponent(value)}`;
 
+/** A `501` to an optional operation: the seller does not offer it, and asking again changes nothing. */
+const notImplemented = (what: string) =>
+  new SourceError(
+    'SONATA_NOT_IMPLEMENTED',
+    `The seller answered 501 to the ${what}: it does not offer it.`,
+    false,
+  );
+
 /**
  * The buyer side of MEF LSO Sonata ordering on one seller: MEF 123 Product Order Management 10.0.0 (orders,
- * Charges, the hub) and MEF 116 Product Inventory 7.0.2 (the products an order made). Every call goes
+ * their cancellations, Charges, the hub) and MEF 116 Product Inventory 7.0.2 (the products an order made). Every call goes
  * through the source's {@link SonataClient} — its token, resilience policy and error mapping — so failures
  * are {@link SourceError}s with the codes of `sonataErrorCodes` and the shared ones (`TIMEOUT`,
  * `UPSTREAM_5XX`, `INVALID_RESPONSE`, …); a call whose query signal aborts rejects with its reason.
@@ -125,6 +140,89 @@ export class SonataOrdering {
       what,
     });
     return parseSonataOrder(answer.body, what);
+  }
+
+  /**
+   * Asks the seller to cancel an order (MEF 123 UC 8): `POST /cancelProductOrder` with
+   * {@link cancelProductOrderBody} (the source's buyer contact number when the contact has none), sent once —
+   * a cancellation has no idempotency key and `CancelProductOrder_Create` no `externalId`, so after a
+   * retryable failure (a timeout, a 5xx) the seller may have taken it: call {@link findCancellations} before
+   * sending it again. Follow it with {@link retrieveCancellation}; its Charge, if any, is read and answered
+   * with {@link retrieveCharge} and {@link answerCharge}.
+   *
+   * @returns the seller's `CancelProductOrder` (201): `acknowledged`, or `rejected` at once.
+   * @throws {SourceError} as the class says; a 422's `Error422` list (no such order, an order that can no
+   *   longer be cancelled, a missing contact, …) as `SONATA_UNPROCESSABLE`; `SONATA_NOT_IMPLEMENTED` (not
+   *   retryable) when the seller offers no cancellation (`501`: use case 8 is optional).
+   */
+  async cancel(scope: SonataCallScope, input: SonataCancellationToSend): Promise<SonataCancellationView> {
+    const what = `Cancel Product Order create for Product Order ${input.productOrderId}`;
+    const answer = await this.client.call(scope, {
+      api: 'order',
+      method: 'POST',
+      path: '/cancelProductOrder',
+      body: cancelProductOrderBody(input, scope.settings.buyerContact.number),
+      expect: [201],
+      tolerate: [501],
+      what,
+      retry: false,
+    });
+    if (answer.status === 501) throw notImplemented(what);
+    return parseSonataCancellation(answer.body, what);
+  }
+
+  /**
+   * Every Cancel Product Order of an order, each as the seller has it now, in the order the seller lists them:
+   * how a cancellation sent before a crash (or a failed {@link cancel}) is found again. Lists
+   * `GET /cancelProductOrder?productOrderId=…` page by page (`offset`/`limit`, at most 2 000) and matches
+   * `productOrder.productOrderId` itself, since a seller may ignore the filter; then retrieves each match
+   * (`GET /cancelProductOrder/{id}`: the list lacks `cancellationDeniedReason` and `charge`). Empty when the
+   * seller offers no cancellation (`501`).
+   *
+   * @throws {SourceError} as the class says.
+   */
+  async findCancellations(scope: SonataCallScope, productOrderId: string): Promise<SonataCancellationView[]> {
+    const what = `Cancel Product Order list of Product Order ${productOrderId}`;
+    const matches = new Map<string, CancellationFound>();
+    let previousFirst: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page += 1) {
+      const answer = await this.client.call(scope, {
+        api: 'order',
+        method: 'GET',
+        path: '/cancelProductOrder',
+        query: { productOrderId, offset: String(page * PAGE_SIZE), limit: String(PAGE_SIZE) },
+        expect: [200],
+        tolerate: [501],
+        what,
+      });
+      if (answer.status === 501) return [];
+      const entries = parseSonataCancellationList(answer.body, what);
+      for (const entry of entries)
+        if (entry.productOrder.productOrderId === productOrderId) matches.set(entry.id, entry);
+      // A short page is the last; a page like the one before means the seller ignores `offset`.
+      if (entries.length < PAGE_SIZE || entries[0]?.id === previousFirst) break;
+      previousFirst = entries[0]?.id;
+    }
+    const views: SonataCancellationView[] = [];
+    for (const id of matches.keys()) views.push(await this.retrieveCancellation(scope, id));
+    return views;
+  }
+
+  /**
+   * A Cancel Product Order as the seller has it now (`GET /cancelProductOrder/{id}`, MEF 123 UC 10).
+   *
+   * @throws {SourceError} as the class says; `SONATA_NOT_FOUND` for an id the seller does not know.
+   */
+  async retrieveCancellation(scope: SonataCallScope, id: string): Promise<SonataCancellationView> {
+    const what = `Cancel Product Order ${id} retrieve`;
+    const answer = await this.client.call(scope, {
+      api: 'order',
+      method: 'GET',
+      path: `/cancelProductOrder${segment(id)}`,
+      expect: [200],
+      what,
+    });
+    return parseSonataCancellation(answer.body, what);
   }
 
   /**

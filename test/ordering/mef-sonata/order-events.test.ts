@@ -32,13 +32,14 @@ const none = {
   orderId: null,
   itemId: null,
   chargeId: null,
+  cancellationId: null,
   milestoneName: null,
   buyerId: null,
   sellerId: null,
 };
 
 describe('parseOrderEvent', () => {
-  it('when each registered event type arrives, then its order, item or charge id', () => {
+  it('when each registered event type arrives, then its order, item, charge or cancellation id', () => {
     const events: [OrderEventType, Record<string, unknown>, Record<string, unknown>][] = [
       ['productOrderStateChangeEvent', { id: 'po-1001' }, { orderId: 'po-1001' }],
       [
@@ -70,6 +71,11 @@ describe('parseOrderEvent', () => {
         'chargeTimeoutEvent',
         { id: 'charge-7', href: 'https://seller.example/charge/charge-7' },
         { chargeId: 'charge-7' },
+      ],
+      [
+        'cancelProductOrderStateChangeEvent',
+        { id: 'cancel-3', buyerId: 'buyer-9' },
+        { cancellationId: 'cancel-3', buyerId: 'buyer-9' },
       ],
     ];
     expect(events.map(([type]) => type)).toEqual([...orderEventTypes]);
@@ -109,13 +115,13 @@ describe('parseOrderEvent', () => {
   });
 
   it('when the body is no Event of a registered type, then the message names the place', () => {
-    const cancel = {
+    const modify = {
       eventId: 'e',
       eventTime: '2026-11-03T08:00:00Z',
-      eventType: 'cancelProductOrderStateChangeEvent',
-      event: { id: 'c' },
+      eventType: 'modifyProductOrderItemRequestedDeliveryDateStateChangeEvent',
+      event: { id: 'm' },
     };
-    expect(parseOrderEvent(cancel)).toEqual({
+    expect(parseOrderEvent(modify)).toEqual({
       ok: false,
       message: 'The event does not match the Product Order notification Event at /eventType.',
     });
@@ -135,17 +141,22 @@ describe('orderListenerEventType and the hub query', () => {
     ).toBe('productOrderStateChangeEvent');
     expect(
       orderListenerEventType(`${ORDER_NOTIFICATION_BASE_PATH}/listener/cancelProductOrderStateChangeEvent`),
+    ).toBe('cancelProductOrderStateChangeEvent');
+    expect(
+      orderListenerEventType(
+        `${ORDER_NOTIFICATION_BASE_PATH}/listener/modifyProductOrderItemRequestedDeliveryDateStateChangeEvent`,
+      ),
     ).toBeNull();
     expect(
       orderListenerEventType('/mefApi/sonata/quoteNotification/v8/listener/quoteStateChangeEvent'),
     ).toBeNull();
   });
 
-  it('when the buyer registers, then the query names every event type, chargeCreateEvent included (R103)', () => {
+  it('when the buyer registers, then the query names every event type, chargeCreateEvent included (R103), and the cancellation’s', () => {
     expect(ORDER_HUB_QUERY).toBe(
       'eventType=productOrderStateChangeEvent,productOrderItemStateChangeEvent,' +
         'productOrderItemExpectedCompletionDateSet,productSpecificProductOrderItemMilestoneEvent,' +
-        'chargeCreateEvent,chargeStateChangeEvent,chargeTimeoutEvent',
+        'chargeCreateEvent,chargeStateChangeEvent,chargeTimeoutEvent,cancelProductOrderStateChangeEvent',
     );
   });
 });
