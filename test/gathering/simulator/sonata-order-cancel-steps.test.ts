@@ -60,7 +60,7 @@ const itemStates = (lifecycle: ReturnType<typeof order>['lifecycle']) =>
   view(lifecycle).productOrderItem.map((item: Json) => item.state);
 
 describe('cancelling an order at a simulated seller, step by step', () => {
-  test('when an order in progress is cancelled and the seller declines, then its items wait pending, return inProgress, and the order completes after', () => {
+  test('when an order in progress is cancelled and the seller declines, then its items wait pending, return inProgress, and the order completes after, no longer cancellable', () => {
     const { lifecycle } = order();
     lifecycle.advance(at(1));
     expect([view(lifecycle).state, itemStates(lifecycle)]).toEqual(['inProgress', ['inProgress']]);
@@ -95,6 +95,11 @@ describe('cancelling an order at a simulated seller, step by step', () => {
       'inProgress',
       'completed',
     ]);
+    expect(lifecycle.cancellations.problem()).toEqual({
+      code: 'invalidValue',
+      propertyPath: '/productOrder/productOrderId',
+      reason: 'The order is completed: it can no longer be cancelled.',
+    });
   });
 
   test('when an order held on a charge is cancelled, then its held item is cancelled and the item’s charge withdrawn; answering it is refused 409', () => {
