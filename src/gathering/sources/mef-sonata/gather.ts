@@ -44,16 +44,20 @@ export interface SonataGathering {
 /** Quote states whose items are read for prices (mapping B2; `accepted` follows the buyer's own accept). */
 const ANSWERED_QUOTE_STATES = ['approved.orderable', 'approved.orderableAlternate', 'answered', 'accepted'];
 
-/** What one gathering needs beyond the call scope. */
-export interface GatherContext {
+/** What asking a seller needs: the client, the call scope (its source and settings), where answers come from. */
+export interface AskContext {
   client: SonataClient;
   scope: SonataCallScope;
-  query: SourceQuery;
   /** The inbox and the source's hub listeners in the notifications mode; null otherwise. */
   notifications: { inbox: SonataNotificationInbox; listeners: SonataHubListeners } | null;
   /** The install place (mapping P14–P21). */
   place: Record<string, unknown>;
   now: () => Date;
+}
+
+/** What one gathering needs: the seller context and the query. */
+export interface GatherContext extends AskContext {
+  query: SourceQuery;
 }
 
 /**
@@ -65,11 +69,34 @@ export interface GatherContext {
 export async function gatherFromSeller(context: GatherContext): Promise<SonataGathering> {
   const { scope, query } = context;
   const candidates = candidatesFor(scope.settings.productOfferings, query.request.filters);
+  return qualifyAndQuote(context, query.request.id, candidates, (candidate) =>
+    termsFor(candidate, query.request.filters),
+  );
+}
+
+/**
+ * POQ then Quote for given candidates (mapping §0, P1–P22, Q1–Q11): one POQ qualifying every candidate, then
+ * one Quote with an item per qualified candidate and each of its `termsOf` (months), each priced quote item
+ * mapped to an offer (B1–B14), the rest declined. Sent instantly or deferred as the source's `interaction`
+ * says; a deferred answer is awaited through the inbox when `context.notifications` holds the listeners, else
+ * polled — everything within the scope's deadline. The gathering asks for a query's candidates; ordering asks
+ * again for one expired quote line (src/ordering/sonata-requote.ts).
+ *
+ * @param externalId the POQ's and Quote's `externalId` (P3, Q3).
+ * @throws {SourceError} of the calls (see `SonataClient.call`), `TIMEOUT` at the deadline.
+ */
+export async function qualifyAndQuote(
+  context: AskContext,
+  externalId: string,
+  candidates: readonly Candidate[],
+  termsOf: (candidate: Candidate) => number[],
+): Promise<SonataGathering> {
+  const { scope } = context;
   const result: SonataGathering = { offers: [], declined: [], poq: null, quote: null };
   if (candidates.length === 0) return result;
   const timing = {
     instant: scope.settings.interaction === 'instant',
-    completionBy: new Date(context.now().getTime() + query.source.timeoutMs),
+    completionBy: new Date(context.now().getTime() + scope.source.timeoutMs),
   };
   const poq = await createAndAwait(
     context.client,
@@ -77,7 +104,7 @@ export async function gatherFromSeller(context: GatherContext): Promise<SonataGa
     {
       api: 'poq',
       collection: '/productOfferingQualification',
-      body: poqCreateBody(scope.settings, query.request.id, candidates, context.place, timing),
+      body: poqCreateBody(scope.settings, externalId, candidates, context.place, timing),
       what: 'POQ',
       schema: poqSchema,
       isFinal: poqIsFinal,
@@ -97,7 +124,7 @@ export async function gatherFromSeller(context: GatherContext): Promise<SonataGa
   const qualified = qualifiedCandidates(poq, candidates, result.declined);
   if (qualified.length === 0) return result;
   const wishes: QuoteWish[] = qualified.flatMap((candidate) =>
-    termsFor(candidate, query.request.filters).map((termMonths) => ({ itemId: '', candidate, termMonths })),
+    termsOf(candidate).map((termMonths) => ({ itemId: '', candidate, termMonths })),
   );
   wishes.forEach((wish, index) => {
     wish.itemId = String(index + 1);
@@ -108,7 +135,7 @@ export async function gatherFromSeller(context: GatherContext): Promise<SonataGa
     {
       api: 'quote',
       collection: '/quote',
-      body: quoteCreateBody(scope.settings, query.request.id, poq.id, wishes, context.place, timing),
+      body: quoteCreateBody(scope.settings, externalId, poq.id, wishes, context.place, timing),
       what: 'Quote',
       schema: quoteSchema,
       isFinal: quoteIsFinal,
@@ -126,7 +153,11 @@ export async function gatherFromSeller(context: GatherContext): Promise<SonataGa
  * The candidates a `done.ready` POQ qualified (item `done.ready` with `green` or `yellow`; mapping A4–A7);
  * the others are added to `declined`.
  */
-function qualifiedCandidates(poq: Poq, candidates: Candidate[], declined: SonataDeclinedItem[]): Candidate[] {
+function qualifiedCandidates(
+  poq: Poq,
+  candidates: readonly Candidate[],
+  declined: SonataDeclinedItem[],
+): Candidate[] {
   const items = new Map<string, PoqItem>(poq.productOfferingQualificationItem.map((item) => [item.id, item]));
   const qualified: Candidate[] = [];
   for (const candidate of candidates) {
@@ -160,7 +191,7 @@ function qualifiedCandidates(poq: Poq, candidates: Candidate[], declined: Sonata
 
 /** Maps a final quote's items onto offers (mapping B2–B14), declining the rest. */
 function mapQuote(
-  context: GatherContext,
+  context: AskContext,
   poqId: string,
   quote: Quote,
   wishes: QuoteWish[],
@@ -198,7 +229,7 @@ function mapQuote(
       decline('unusableAnswer', `quote item ${wish.itemId} is missing from the answer`);
     } else {
       const mapped = offerFromQuoteItem(
-        context.query.source,
+        context.scope.source,
         context.scope.settings.productOfferings,
         wish,
         item,

@@ -66,8 +66,8 @@ function minorUnits(amount: number, currency: string): number | null {
   return minor !== null && minor >= 0 ? minor : null;
 }
 
-/** A rate in kbps from an `InformationRate`, or null when it is not a whole number of kbps (B11/B12). */
-function kbps(rate: { irValue: number; irUnits: string } | undefined): number | null {
+/** A rate in kbps from an MEF 139 `InformationRate`, or null when it is not a whole number of kbps (B11/B12). */
+export function informationRateKbps(rate: { irValue: number; irUnits: string } | undefined): number | null {
   if (!rate) return null;
   const factor = KBPS_PER_UNIT[rate.irUnits];
   if (factor === undefined) return null;
@@ -174,8 +174,8 @@ export function offerFromQuoteItem(
   const link = item.product?.productConfiguration?.ipUniAccessLink;
   const download = link?.egressBwpEnvelope?.[0]?.maxIr;
   const upload = link?.ingressBwpEnvelope?.[0]?.maxIr;
-  const downloadKbps = download ? kbps(download) : candidate.downloadKbps;
-  const uploadKbps = upload ? kbps(upload) : candidate.uploadKbps;
+  const downloadKbps = download ? informationRateKbps(download) : candidate.downloadKbps;
+  const uploadKbps = upload ? informationRateKbps(upload) : candidate.uploadKbps;
   if (downloadKbps === null || uploadKbps === null) {
     return decline('unusableAnswer', 'quote item bandwidth is not a whole number of kbps', term);
   }

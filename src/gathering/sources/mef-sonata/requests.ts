@@ -21,6 +21,11 @@ export interface Candidate {
   offering: SonataProductOfferingSettings;
   downloadKbps: number;
   uploadKbps: number;
+  /**
+   * The `MEFProductConfiguration` to send as it is, instead of the one {@link productConfiguration} builds:
+   * a quote asked again for an order line sends the configuration its first quote was made for.
+   */
+  configuration?: Json;
 }
 
 type Json = Record<string, unknown>;
@@ -98,8 +103,10 @@ function informationRate(kbps: number): { irValue: number; irUnits: 'MBPS' } {
  * The Basic Internet Access configuration of a candidate (mapping P9–P13): download as the UNI access
  * link's egress `maxIr`, upload as its ingress `maxIr`; `cir` equal to `maxIr` for `DIA` (committed), 0 for
  * `SHARED` (contended). The other components are required by the schema but nothing the gateway chooses.
+ * A candidate's own `configuration` is returned as it is.
  */
 export function productConfiguration(candidate: Candidate): Json {
+  if (candidate.configuration) return candidate.configuration;
   const envelope = (kbps: number) => {
     const maxIr = informationRate(kbps);
     const cir = candidate.offering.connectionType === 'DIA' ? maxIr : { irValue: 0, irUnits: 'MBPS' };
