@@ -151,6 +151,7 @@ function create(
     unableToProvide: options.unableToProvide,
     withoutPrice: options.withoutPrice,
     knownPoqItem,
+    query: call.query,
   });
 }
 

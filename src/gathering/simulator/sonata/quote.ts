@@ -1,17 +1,11 @@
-import { error422, type ItemProblem, type SellerAnswer, terminationError } from './errors.js';
+import { error400, error422, type ItemProblem, type SellerAnswer, terminationError } from './errors.js';
 import { itemProblems } from './item-rules.js';
-import {
-  calendarDays,
-  type Lifecycle,
-  later,
-  type SellerContext,
-  sellerContact,
-  VALIDITY_MS,
-} from './lifecycle.js';
+import { calendarDays, type Lifecycle, later, type SellerContext, sellerContact } from './lifecycle.js';
 import { closestTerm, matchingOffers, offersAtPlace, type PlacedOffer } from './offerings.js';
 import { installPlace, isProblem } from './place.js';
 import { requestedBandwidth } from './product.js';
 import { type ItemRecord, Progression } from './progression.js';
+import { priceAgain, quoteKnobs } from './quote-knobs.js';
 import type { QuoteCreate, QuoteCreateItem } from './requests.js';
 
 type Verdict =
@@ -141,7 +135,10 @@ function prices(offer: PlacedOffer): Record<string, unknown>[] {
  * `price=none` knob: priced states without `quoteItemPrice`, which MEF 115 Table 6 forbids and buyers must
  * survive). An item not deliverable at the place, or with an open bandwidth matching several profiles, is
  * `unableToProvide` with a `terminationError`; so is every item of a deferred Quote past its
- * `requestedQuoteCompletionDate`, or one created with `unableToProvide`.
+ * `requestedQuoteCompletionDate`, or one created with `unableToProvide`. A priced Quote is valid for 30 days
+ * after its completion (`validFor.endDateTime`), or as long as the `quote_valid_ms` knob of `query` says; an
+ * item priced before costs more with `requote_price=changed` (quote-knobs.ts `quoteKnobs`). An unusable
+ * knob is answered `400 invalidQuery`.
  */
 export function createQuote(
   context: SellerContext,
@@ -154,8 +151,12 @@ export function createQuote(
     withoutPrice: boolean;
     knownPoqItem: (poqId: string, itemId: string) => boolean;
     now: Date;
+    /** The call's query: its quote knobs (`quote_valid_ms`, `requote_price`). */
+    query?: URLSearchParams;
   },
 ): { answer: SellerAnswer; lifecycle?: Lifecycle } {
+  const knobs = quoteKnobs(options.query ?? new URLSearchParams());
+  if (typeof knobs === 'string') return { answer: error400('invalidQuery', knobs) };
   const problems = businessProblems(context, body, options.knownPoqItem);
   if (problems.length > 0) return { answer: error422(problems) };
   const refused = body.instantSyncQuote && (context.mode === 'deferred' || context.mode === 'notify');
@@ -166,7 +167,21 @@ export function createQuote(
   const progression = new Progression(
     options.now,
     requestItems,
-    (request, index) => verdict(context, request, `/quoteItem/${index}`),
+    (request, index) => {
+      const found = verdict(context, request, `/quoteItem/${index}`);
+      if (found.kind !== 'priced' || refused) return found;
+      const offer = priceAgain(
+        context,
+        {
+          buyerId: options.buyerId,
+          place: request.product?.place,
+          productOfferingId: request.product?.productOffering?.id ?? '',
+          offer: found.offer,
+        },
+        knobs,
+      );
+      return { ...found, offer };
+    },
     { item: 'quoteItemStateChangeEvent', whole: 'quoteStateChangeEvent' },
     FINAL,
   );
@@ -253,7 +268,7 @@ export function createQuote(
         ? { effectiveQuoteCompletionDate: progression.completedAt }
         : { expectedQuoteCompletionDate: later(options.now, 2 * context.stepMs) }),
       ...(priced()
-        ? { validFor: { endDateTime: later(new Date(progression.completedAt ?? created), VALIDITY_MS) } }
+        ? { validFor: { endDateTime: later(new Date(progression.completedAt ?? created), knobs.validMs) } }
         : {}),
       quoteItem: progression.items.map(itemView),
     }),
