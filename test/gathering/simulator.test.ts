@@ -63,7 +63,10 @@ const post = (url: string, body: unknown) =>
 describe('supplier simulator (npm run supplier-sim)', () => {
   it('when asked for kpn-wba at 1016XA, then it answers 200 with the contract’s offers, and SIGTERM stops it with exit 0', async () => {
     const { url, banner } = await startSimulator(['--latency-min', '0', '--latency-max', '20']);
-    expect(banner).toBe(`supplier simulator on ${url}/suppliers/<source-key>/availability\n`);
+    expect(banner).toBe(
+      `supplier simulator on ${url}/suppliers/<source-key>/availability\n` +
+        `  orders: ${url}/suppliers/<source-key>/orders\n`,
+    );
 
     const response = await post(`${url}/suppliers/kpn-wba/availability`, request);
 

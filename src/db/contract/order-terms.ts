@@ -1,7 +1,8 @@
 /**
  * How a gathered product is ordered from its seller, kept with the product and snapshotted on the quote
- * lines made from it (issue "Orders, part 1", item 1). Only products of `mef-sonata` sources carry it; every
- * other product is ordered by the reseller's own means (`manual` order lines).
+ * lines made from it (issue "Orders, part 1", item 1; issue "Orders, part 2", item 3). Products of
+ * `mef-sonata` sources carry it, and those of `http` sources whose offer had an `id`; every other product is
+ * ordered by the reseller's own means (`manual` order lines).
  */
 
 /**
@@ -55,5 +56,15 @@ export interface SonataOrderTerms {
   validFor: { startDateTime: string | null; endDateTime: string | null } | null;
 }
 
-/** The order terms of a product or quote line; null for one ordered by hand. */
-export type OrderTerms = SonataOrderTerms;
+/**
+ * What an `http` supplier needs to order an offer (docs/supplier-contract.md, "Ordering"): the offer's `id`
+ * as the supplier gave it, sent back as the order item's `offer_id`. The contract term is the line's own
+ * `contractTermMonths`.
+ */
+export interface HttpOrderTerms {
+  kind: 'http';
+  offerId: string;
+}
+
+/** The order terms of a product or quote line (by its source's type); null for one ordered by hand. */
+export type OrderTerms = SonataOrderTerms | HttpOrderTerms;

@@ -5,7 +5,8 @@ import { startSonataSeller } from './sonata/server.js';
 
 /*
  * `npm run supplier-sim -- --port 4100`: a supplier simulator for development and benchmarks. Point an
- * `http` source at http://127.0.0.1:4100/suppliers/<source-key>/availability.
+ * `http` source at http://127.0.0.1:4100/suppliers/<source-key>/availability; its offers are ordered at
+ * http://127.0.0.1:4100/suppliers/<source-key>/orders (docs/supplier-contract.md, "Ordering").
  * `npm run supplier-sim -- --protocol mef-sonata`: MEF LSO Sonata sellers instead (docs/mef-sonata-mapping.md);
  * point a `mef-sonata` source at http://127.0.0.1:4100/sonata/<source-key>/<instant|deferred|notify|sync-only>.
  */
@@ -19,7 +20,7 @@ const options = new Command('supplier-sim')
   .option('--failure-rate <share>', 'share of 503 answers (0–1)', '0')
   .option('--hang-rate <share>', 'share of calls never answered (0–1)', '0')
   .option('--malformed-rate <share>', 'share of malformed JSON answers (0–1)', '0')
-  .option('--step-ms <ms>', 'mef-sonata: time between deferred state steps', '1000')
+  .option('--step-ms <ms>', 'time between the states of an order (mef-sonata: of deferred tasks too)', '1000')
   .parse(process.argv)
   .opts<Record<string, string>>();
 
@@ -49,8 +50,15 @@ if (options.protocol === 'mef-sonata') {
   );
   stop = seller.stop;
 } else if (options.protocol === 'supplier-contract') {
-  const simulator = await startSupplierSimulator({ port: Number(options.port), host, behaviour });
-  process.stdout.write(`supplier simulator on ${simulator.url}/suppliers/<source-key>/availability\n`);
+  const simulator = await startSupplierSimulator({
+    port: Number(options.port),
+    host,
+    behaviour: { ...behaviour, stepMs: Number(options.stepMs) },
+  });
+  process.stdout.write(
+    `supplier simulator on ${simulator.url}/suppliers/<source-key>/availability\n` +
+      `  orders: ${simulator.url}/suppliers/<source-key>/orders\n`,
+  );
   stop = simulator.stop;
 } else {
   process.stderr.write(`unknown --protocol ${options.protocol}: use supplier-contract or mef-sonata\n`);

@@ -1,14 +1,38 @@
 import type { CatalogFile } from '../sources/catalog-file.js';
 import type { SupplierRequest, SupplierResponse } from '../sources/supplier-contract.js';
 
+type CatalogOffer = CatalogFile['offers'][number];
+
+/**
+ * The `id` a simulated supplier gives an offer of its catalogue for one contract term: stable, and read back
+ * by {@link simulatedOfferOf} when the offer is ordered, e.g. `kpn-wba-fiber-dia-100000-100000-36`.
+ */
+export function simulatedOfferId(sourceKey: string, offer: CatalogOffer, term: number): string {
+  const { download, upload } = offer.bandwidth;
+  return [sourceKey, offer.technology_type, offer.connection_type, download, upload, term]
+    .join('-')
+    .toLowerCase();
+}
+
+/** Whether a simulated supplier offers `offerId` (one of {@link simulatedOfferId}'s) anywhere. */
+export function simulatedOfferOf(catalog: CatalogFile, sourceKey: string, offerId: string): boolean {
+  return catalog.offers.some(
+    (offer) =>
+      offer.source === sourceKey &&
+      Object.keys(offer.prices).some((term) => simulatedOfferId(sourceKey, offer, Number(term)) === offerId),
+  );
+}
+
 /**
  * Offers a simulated supplier answers with: the offers of one source of a catalogue file for the areas
- * that cover the address (postal-code prefix ranges, else the first area naming its city), in major units.
+ * that cover the address (postal-code prefix ranges, else the first area naming its city), in major units,
+ * each with its {@link simulatedOfferId} unless `ids` is false (a supplier that takes no orders).
  */
 export function simulatedOffers(
   catalog: CatalogFile,
   sourceKey: string,
   request: SupplierRequest,
+  options: { ids?: boolean } = {},
 ): SupplierResponse['offers'] {
   const source = catalog.sources.find((candidate) => candidate.key === sourceKey);
   if (!source) return [];
@@ -35,6 +59,7 @@ export function simulatedOffers(
     .filter((offer) => offer.areas === '*' || offer.areas.some((area) => covering.has(area)))
     .flatMap((offer) =>
       Object.entries(offer.prices).map(([term, price]) => ({
+        ...(options.ids === false ? {} : { id: simulatedOfferId(sourceKey, offer, Number(term)) }),
         network: source.network,
         technology_type: offer.technology_type,
         connection_type: offer.connection_type,

@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { type CatalogFile, demoCatalogPath, readCatalogFile } from '../sources/catalog-file.js';
 import type { SupplierRequest } from '../sources/supplier-contract.js';
 import { simulatedOffers } from './offers.js';
+import { createOrderDesk, type OrderExchange } from './order-desk.js';
+import type { SimulatedOrder } from './orders.js';
 
 /** How simulated suppliers behave unless a request's query string says otherwise. */
 export interface SimulatorBehaviour {
@@ -15,6 +17,8 @@ export interface SimulatorBehaviour {
   hangRate: number;
   /** Share of calls answered with malformed JSON (0–1). */
   malformedRate: number;
+  /** Time between two states of an order's items (ms), unless a call's `step_ms` says otherwise. */
+  stepMs: number;
 }
 
 /** Call counts per supplier key, with the most calls it ever had in flight at once. */
@@ -29,6 +33,10 @@ export interface SupplierSimulator {
   url: string;
   port: number;
   stats: Map<string, SupplierStats>;
+  /** The orders a supplier holds, oldest first. */
+  orders(sourceKey: string): SimulatedOrder[];
+  /** Every call of the ordering API so far, in order (availability calls are counted in `stats` only). */
+  readonly exchanges: OrderExchange[];
   /** The endpoint of one simulated supplier, with an optional behaviour override (`?mode=503`, …). */
   endpoint(sourceKey: string, query?: Record<string, string>): string;
   stop(): Promise<void>;
@@ -40,6 +48,7 @@ const quiet: SimulatorBehaviour = {
   failureRate: 0,
   hangRate: 0,
   malformedRate: 0,
+  stepMs: 100,
 };
 
 /**
@@ -47,7 +56,9 @@ const quiet: SimulatorBehaviour = {
  * (docs/supplier-contract.md) for every source of a catalogue file (default: the NL demo catalogue), at
  * `POST /suppliers/<source-key>/availability`. Per call, the query string can force a behaviour:
  * `mode=hang|503|400|429|malformed|redirect|huge|invalid`, `script=503,503,200` (one step per call, counted
- * per URL), `retry_after=<seconds>`, `latency=<ms>`. `GET /stats` answers the call statistics.
+ * per URL), `retry_after=<seconds>`, `latency=<ms>`, `offer_ids=none` (offers without an `id`). `GET /stats`
+ * answers the call statistics. Each supplier takes orders below `/suppliers/<source-key>/orders`, with the
+ * knobs of `createOrderDesk` (and `latency`).
  */
 export async function startSupplierSimulator(
   options: {
@@ -56,6 +67,8 @@ export async function startSupplierSimulator(
     behaviour?: Partial<SimulatorBehaviour>;
     catalog?: CatalogFile;
     random?: () => number;
+    /** The clock orders move by (ms since the epoch). */
+    now?: () => number;
   } = {},
 ): Promise<SupplierSimulator> {
   const behaviour = { ...quiet, ...options.behaviour };
@@ -64,12 +77,18 @@ export async function startSupplierSimulator(
   const stats = new Map<string, SupplierStats>();
   const scripts = new Map<string, number>();
   const hanging = new Set<ServerResponse>();
+  const desk = createOrderDesk(catalog, behaviour.stepMs, options.now ?? Date.now);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://simulator');
     if (req.method === 'GET' && url.pathname === '/stats') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(Object.fromEntries(stats)));
+      return;
+    }
+    const ordering = /^\/suppliers\/([a-z0-9-]+)(\/orders(?:\/.*)?)$/.exec(url.pathname);
+    if (ordering?.[1] && ordering[2]) {
+      await order(req, res, url, ordering[1], ordering[2]);
       return;
     }
     const match = /^\/suppliers\/([a-z0-9-]+)\/availability$/.exec(url.pathname);
@@ -101,8 +120,38 @@ export async function startSupplierSimulator(
     }
     await new Promise((resolve) => setTimeout(resolve, latency));
     respond(res, mode, url, () =>
-      simulatedOffers(catalog, key, JSON.parse(Buffer.concat(chunks).toString('utf8')) as SupplierRequest),
+      simulatedOffers(catalog, key, JSON.parse(Buffer.concat(chunks).toString('utf8')) as SupplierRequest, {
+        ids: url.searchParams.get('offer_ids') !== 'none',
+      }),
     );
+  };
+
+  const order = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    sourceKey: string,
+    path: string,
+  ) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    await new Promise((resolve) => setTimeout(resolve, Number(url.searchParams.get('latency') ?? 0) || 0));
+    const answer = desk.handle({
+      method: req.method ?? 'GET',
+      sourceKey,
+      path,
+      url,
+      body: Buffer.concat(chunks).toString('utf8'),
+    }) ?? { status: 404, body: { error: 'not found' }, delayMs: 0 };
+    if (answer.delayMs > 0) {
+      // A late answer: the order is kept already; stop() cuts the wait short.
+      hanging.add(res);
+      res.once('close', () => hanging.delete(res));
+      await new Promise((resolve) => setTimeout(resolve, answer.delayMs).unref());
+      if (res.destroyed) return;
+    }
+    res.writeHead(answer.status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(answer.body));
   };
 
   const server: Server = createServer((req, res) => {
@@ -120,6 +169,8 @@ export async function startSupplierSimulator(
     url,
     port,
     stats,
+    orders: desk.orders,
+    exchanges: desk.exchanges,
     endpoint: (sourceKey, query = {}) => {
       const search = new URLSearchParams(query).toString();
       return `${url}/suppliers/${sourceKey}/availability${search ? `?${search}` : ''}`;

@@ -132,13 +132,16 @@ async function callSupplier(
       purchaseMrcMinor: mrc,
       purchaseNrcMinor: nrc,
       currency: offer.currency,
+      // An offer with an id is ordered from the supplier (docs/supplier-contract.md, "Ordering").
+      ...(offer.id === undefined ? {} : { orderTerms: { kind: 'http' as const, offerId: offer.id } }),
     };
   });
 }
 
 /**
  * The `http` source: asks a supplier's availability API (docs/supplier-contract.md) through the source's
- * resilience policy (bulkhead, retries with backoff, circuit breaker, timeout).
+ * resilience policy (bulkhead, retries with backoff, circuit breaker, timeout). An offer with an `id` comes
+ * with its order terms (`{ kind: 'http', offerId }`); one without is ordered by hand.
  */
 export function createHttpSource(
   options: { settings?: PolicySettings; now?: () => Date } = {},

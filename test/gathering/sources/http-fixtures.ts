@@ -132,6 +132,8 @@ export function storedRequestPerFile(set: (started: StoredRequest) => void = () 
       purchaseMrcMinor: Math.round(offer.mrc * 100),
       purchaseNrcMinor: Math.round(offer.nrc * 100),
       currency: 'EUR',
+      // Every simulated offer has an id, so each is ordered from the supplier.
+      orderTerms: { kind: 'http', offerId: offer.id ?? '' },
     }));
   }
 

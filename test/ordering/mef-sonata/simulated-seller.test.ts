@@ -99,7 +99,7 @@ async function quotedTerms(settings: SonataSourceSettings, source: SourceRow): P
   const request = requestRow({ bandwidths: [{ download: 100_000, upload: 100_000 }], contractTerms: [36] });
   const gathering = await adapter.gather(queryOf(source, request));
   const terms = gathering.offers[0]?.orderTerms;
-  if (!terms) throw new Error('the seller quoted nothing to order');
+  if (terms?.kind !== 'mef-sonata') throw new Error('the seller quoted nothing to order');
   return terms;
 }
 

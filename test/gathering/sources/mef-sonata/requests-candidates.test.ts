@@ -91,11 +91,9 @@ describe('§2 the POQ request and §3 the Quote request', () => {
     ]);
     // Each is ordered through its own quote item and the one POQ item that qualified both.
     expect(
-      gathering.offers.map((o) => [
-        o.orderTerms?.poqItemId,
-        o.orderTerms?.quoteItemId,
-        o.orderTerms?.itemTerm,
-      ]),
+      gathering.offers.map(({ orderTerms: terms }) =>
+        terms?.kind === 'mef-sonata' ? [terms.poqItemId, terms.quoteItemId, terms.itemTerm] : [],
+      ),
     ).toEqual([
       ['6', '1', rollingTerm(12)],
       ['6', '2', rollingTerm(36)],
