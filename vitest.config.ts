@@ -23,6 +23,7 @@ const storeless = [
   'test/ordering/mef-sonata/order-*.test.ts',
   'test/ordering/mef-sonata/ordering-client.test.ts',
   'test/ordering/mef-sonata/simulated-seller.test.ts',
+  'test/ordering/sonata-requote.test.ts',
   'test/ordering/mef-sonata/cancel-*.test.ts',
   // Real processes behind nginx on a PostgreSQL cluster of their own, whatever the project.
   'test/scale-out/**',
