@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Services } from '../context.js';
+import type { SourceType } from '../db/rows.js';
 import { SonataClient } from '../gathering/sources/mef-sonata/client.js';
+import { createHttpOrderStep } from '../ordering/http-step.js';
 import { SonataOrdering } from '../ordering/mef-sonata/ordering-client.js';
 import { OrderListeners } from '../ordering/order-listeners.js';
 import { createSonataOrderStep } from '../ordering/sonata-step.js';
-import { OrderWorker } from '../ordering/worker.js';
+import { OrderWorker, type SupplierOrderStepper } from '../ordering/worker.js';
 import type { SonataWiring } from './sonata-callbacks.js';
 
 /**
@@ -15,7 +17,8 @@ import type { SonataWiring } from './sonata-callbacks.js';
  * lease, pace and width are the gathering worker's (`GATHERING_LEASE_SECONDS`, `GATHERING_IDLE_POLL_MS`,
  * `GATHERING_CONCURRENCY`); a placed order wakes it (`services.events.onWritten`), and so does a seller's
  * order notification at this process's callback route. With `PUBLIC_BASE_URL` it registers each source's
- * order listener (`OrderListeners`).
+ * order listener (`OrderListeners`). Supplier orders of `http` sources are stepped by `createHttpOrderStep`
+ * (docs/supplier-contract.md, "Ordering"), with policies of its own.
  *
  * @returns the worker; `start()` it with the gathering worker, `stop()` it before the store closes.
  */
@@ -25,29 +28,36 @@ export function createOrderWorker(services: Services, sonata: SonataWiring): Ord
   const client = new SonataClient(sonata.source.policies, sonata.source.tokens, now);
   const ordering = new SonataOrdering(client);
   const codes = new Map<string, string>();
+  const sonataStep = createSonataOrderStep({
+    ordering,
+    now,
+    listeners: new OrderListeners(
+      ordering,
+      client,
+      config.PUBLIC_BASE_URL ? sonata.inbox : null,
+      sonata.registrations,
+    ),
+    instanceCode: async (instanceId) => {
+      let code = codes.get(instanceId);
+      if (code === undefined) {
+        code = (await services.db.findInstance(instanceId))?.code ?? instanceId;
+        codes.set(instanceId, code);
+      }
+      return code;
+    },
+  });
+  // Each supplier order is stepped by its source's protocol.
+  const steps = new Map<SourceType, SupplierOrderStepper>([
+    ['mef-sonata', sonataStep],
+    ['http', createHttpOrderStep({ now })],
+  ]);
   const worker = new OrderWorker({
     db: services.db,
     clock: services.clock,
     logger: services.logger.child({ component: 'ordering' }),
     owner: `${hostname()}:${process.pid}:${randomUUID()}`,
-    step: createSonataOrderStep({
-      ordering,
-      now,
-      listeners: new OrderListeners(
-        ordering,
-        client,
-        config.PUBLIC_BASE_URL ? sonata.inbox : null,
-        sonata.registrations,
-      ),
-      instanceCode: async (instanceId) => {
-        let code = codes.get(instanceId);
-        if (code === undefined) {
-          code = (await services.db.findInstance(instanceId))?.code ?? instanceId;
-          codes.set(instanceId, code);
-        }
-        return code;
-      },
-    }),
+    step: (claimed, signal, context) =>
+      (steps.get(claimed.source.type) ?? sonataStep)(claimed, signal, context),
     leaseMs: config.GATHERING_LEASE_SECONDS * 1000,
     concurrency: config.GATHERING_CONCURRENCY,
     idlePollMs: config.GATHERING_IDLE_POLL_MS,
