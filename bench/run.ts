@@ -17,12 +17,13 @@ import { balancedListScenario } from './scenarios/balanced.js';
 import { fanoutScenarios } from './scenarios/fanout.js';
 import { gatheringScenario } from './scenarios/gathering.js';
 import { httpScenarios } from './scenarios/http.js';
+import { orderScenario } from './scenarios/order-sonata.js';
 
 /*
  * `npm run bench [-- --quick] [-- --only id,id] [-- --duration s] [-- --connections n] [-- --rounds n]`: seeds
- * (or reuses) the data set, runs the scenarios in order — on SQLite HTTP, fan-out and gathering, then on
- * PostgreSQL (`pg-*`: HTTP and gathering, the data set copied there once, see `lib/postgres.ts`) — each
- * A/B/A/B against its baseline (HTTP scenarios A/B `--rounds` times: 3 by default, 2 with `--quick`),
+ * (or reuses) the data set, runs the scenarios in order — on SQLite HTTP, fan-out, gathering and orders, then
+ * on PostgreSQL (`pg-*`: HTTP, gathering and orders, the data set copied there once, see `lib/postgres.ts`)
+ * — each A/B/A/B against its baseline (HTTP scenarios A/B `--rounds` times: 3 by default, 2 with `--quick`),
  * prints a table per scenario, and writes every measurement to bench/results/<timestamp>.json and
  * bench/results/latest.json. Exits 1 when a scenario failed (e.g. the gateway answered errors).
  */
@@ -85,9 +86,11 @@ async function main(): Promise<number> {
     ...fanoutScenarios(),
     gatheringScenario('sqlite'),
     gatheringScenario('sqlite', 'single', 'sonata-half'),
+    orderScenario('sqlite'),
     ...httpScenarios('postgres'),
     gatheringScenario('postgres'),
     gatheringScenario('postgres', 'split'),
+    orderScenario('postgres'),
     balancedListScenario(),
   ];
   const unknown = (flags.only ?? []).filter((id) => !all.some((scenario) => scenario.id === id));

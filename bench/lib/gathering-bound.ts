@@ -145,17 +145,17 @@ export function sonataWork(
 
 /**
  * Records every supplier call an in-process HTTP server on `port` answers (a simulator), as `callOf`
- * names it (calls it returns null for are not recorded): from the moment its request head is parsed to
- * the moment its response is finished, through Node's `http.server.*` diagnostics channels, so the
- * simulator itself needs no hook. `calls` grows as calls finish; `reset()` forgets those so far (e.g.
+ * names it (a {@link SupplierCall} by default; the order bench names its own kinds; calls it returns null
+ * for are not recorded): from the moment its request head is parsed to the moment its response is
+ * finished, through Node's `http.server.*` diagnostics channels, so the simulator itself needs no hook. `calls` grows as calls finish; `reset()` forgets those so far (e.g.
  * after a warm-up); `stop()` stops recording.
  */
-export function recordSupplierCalls(
+export function recordSupplierCalls<C extends { source: string } = Omit<SupplierCall, 'ms'>>(
   port: number,
-  callOf: (method: string, path: string) => Omit<SupplierCall, 'ms'> | null,
-): { calls: SupplierCall[]; reset(): void; stop(): void } {
-  const calls: SupplierCall[] = [];
-  const started = new WeakMap<IncomingMessage, { call: Omit<SupplierCall, 'ms'>; at: number }>();
+  callOf: (method: string, path: string) => C | null,
+): { calls: (C & { ms: number })[]; reset(): void; stop(): void } {
+  const calls: (C & { ms: number })[] = [];
+  const started = new WeakMap<IncomingMessage, { call: C; at: number }>();
   const ours = (socket: Socket) => socket.localPort === port;
   const onStart = (message: unknown) => {
     const { request, socket } = message as { request: IncomingMessage; socket: Socket };
