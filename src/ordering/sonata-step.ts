@@ -4,6 +4,7 @@
  * or read it (`GET /productOrder/{id}`), with the charges of its items and the delivered products.
  */
 import type { OrderCharge, OrderLineRow, SupplierLineProgress } from '../db/rows.js';
+import { finalOrderLineStatuses } from '../db/values.js';
 import type { SonataCallScope } from '../gathering/sources/mef-sonata/client.js';
 import {
   type SonataSourceSettings,
@@ -16,6 +17,13 @@ import { sonataBillingAccountId, sonataOrderContact } from './mef-sonata/order-r
 import { lineStatusOf } from './mef-sonata/order-states.js';
 import type { SonataOrdering } from './mef-sonata/ordering-client.js';
 import type { OrderListeners } from './order-listeners.js';
+import {
+  cancellationPending,
+  type SonataCancellationStep,
+  sonataCancellationStep,
+} from './sonata-cancellation.js';
+import { requoteExpiredLines } from './sonata-expired-quotes.js';
+import type { SonataRequoteDeps } from './sonata-requote.js';
 import type { SupplierOrderStep, SupplierOrderStepper } from './worker.js';
 
 /** What the Sonata step needs. */
@@ -26,6 +34,8 @@ export interface SonataStepOptions {
   instanceCode: (instanceId: string) => Promise<string>;
   /** Registers each source's order listener before its first order (none without a callback URL). */
   listeners?: OrderListeners;
+  /** How expired seller quotes are quoted again before they are ordered (none: ordered as quoted). */
+  requote?: SonataRequoteDeps;
 }
 
 /**
@@ -190,9 +200,27 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
       notified = false;
     }
     const readAt = now();
+    const cancelAsked = cancellationPending(supplierOrder);
+    const cancelledUnsent = (): SupplierOrderStep => ({
+      ...unchanged,
+      readAt,
+      status: 'ended',
+      nextCheckAt: null,
+      errorCode: null,
+      errorMessage: null,
+      lines: lines
+        .filter((line) => !finalOrderLineStatuses.includes(line.status))
+        .map((line) => ({
+          lineId: line.id,
+          status: 'cancelled',
+          cancellation: { state: 'done', message: null },
+        })),
+    });
     // Set while the placement itself is sent: a final refusal of it (400, 422, 401) means the seller took
     // nothing; a final failure of a lookup or a read does not say so, and is tried again instead.
     let posting = false;
+    // New terms of lines quoted again, and lines not ordered: recorded whatever the step ends with.
+    let requoted: SupplierLineProgress[] = [];
     try {
       let view: SonataOrderView | null = null;
       if (supplierOrder.sellerOrderId === null) {
@@ -200,6 +228,8 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
         // A placement may have been sent before (crash, timeout): the seller is asked first.
         if (postedAt !== null) view = await ordering.findByExternalId(scope, supplierOrder.id);
         const settledAt = postedAt === null ? 0 : postedAt.getTime() + placementSettleMs(source);
+        // Cancelled before the seller had it: nothing is sent, and never will be.
+        if (!view && cancelAsked && settledAt <= now().getTime()) return cancelledUnsent();
         if (!view && settledAt > now().getTime()) {
           return {
             ...unchanged,
@@ -210,11 +240,42 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
             lines: [],
           };
         }
+        let toOrder = lines.filter((line) => !finalOrderLineStatuses.includes(line.status));
+        let placeScope = scope;
+        if (!view && options.requote) {
+          // Expired seller quotes are quoted again first, each call within its own deadline.
+          const fresh = () => ({
+            ...scope,
+            deadline: AbortSignal.any([signal, AbortSignal.timeout(source.timeoutMs)]),
+          });
+          const expired = await requoteExpiredLines(options.requote, fresh(), settings, toOrder, now());
+          requoted = expired.progress;
+          toOrder = expired.lines;
+          if (requoted.length > 0) placeScope = fresh();
+          if (toOrder.length === 0) {
+            return {
+              ...unchanged,
+              readAt,
+              status: 'ended',
+              nextCheckAt: null,
+              errorCode: null,
+              errorMessage: null,
+              lines: requoted,
+            };
+          }
+        }
         if (!view && !(await context.markPosting())) {
-          return { ...unchanged, readAt, nextCheckAt: now(), errorCode: null, errorMessage: null, lines: [] };
+          return {
+            ...unchanged,
+            readAt,
+            nextCheckAt: now(),
+            errorCode: null,
+            errorMessage: null,
+            lines: requoted,
+          };
         }
         posting = view === null;
-        view ??= await ordering.create(scope, {
+        view ??= await ordering.create(placeScope, {
           externalId: supplierOrder.id,
           requestedCompletionDate: order.requestedCompletionDate,
           contact: order.contact
@@ -226,8 +287,8 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
             : sonataOrderContact(settings),
           billingAccountId: sonataBillingAccountId(settings, await options.instanceCode(order.instanceId)),
           endCustomerName: claimed.customer.name,
-          items: lines.flatMap((line) =>
-            line.orderTerms
+          items: toOrder.flatMap((line) =>
+            line.orderTerms?.kind === 'mef-sonata'
               ? [{ id: line.id, terms: line.orderTerms, contractTermMonths: line.contractTermMonths ?? 12 }]
               : [],
           ),
@@ -235,6 +296,26 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
         posting = false;
       } else {
         view = await ordering.retrieve(scope, supplierOrder.sellerOrderId);
+      }
+      let cancel: SonataCancellationStep | null = null;
+      if (cancelAsked) {
+        cancel = await sonataCancellationStep({
+          ordering,
+          scope,
+          settings,
+          supplierOrder,
+          view,
+          lines,
+          order,
+          storedCharges: order.cancellationCharges.filter(
+            (charge) => charge.supplierOrderId === supplierOrder.id,
+          ),
+          markCancelPosting: () => context.markCancelPosting(),
+          chargeOf,
+        });
+        if (!cancel) {
+          return { ...unchanged, readAt, nextCheckAt: now(), errorCode: null, errorMessage: null, lines: [] };
+        }
       }
       const held = view.items.some((item) => item.state === 'held');
       const awaited = held
@@ -245,13 +326,26 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
       const progress: SupplierLineProgress[] = [];
       for (const line of lines) {
         const item = view.items.find((each) => each.id === line.id);
-        if (item) progress.push(await lineProgress(ordering, scope, view, line, item, awaited));
+        if (!item) continue;
+        const step = await lineProgress(ordering, scope, view, line, item, awaited);
+        if (cancel && !finalOrderLineStatuses.includes(line.status))
+          step.cancellation = cancel.lineCancellation;
+        if (supplierOrder.cancelRequestedAt !== null && step.status === 'cancelled') {
+          // Cancelled as the reseller asked: no error of the seller's.
+          Object.assign(step, {
+            cancellation: { state: 'done', message: null },
+            errorCode: null,
+            errorMessage: null,
+          });
+        }
+        progress.push(step);
       }
-      const ended =
-        progress.length === lines.length &&
-        progress.every(
-          (step) => step.status === 'completed' || step.status === 'failed' || step.status === 'cancelled',
-        );
+      const recorded = withRequoted(progress, requoted);
+      // Ended once every line has: by this read, or before it (a line never ordered has no item).
+      const ended = lines.every((line) => {
+        const status = recorded.find((step) => step.lineId === line.id)?.status ?? line.status;
+        return finalOrderLineStatuses.includes(status);
+      });
       return {
         readAt,
         status: ended ? 'ended' : 'following',
@@ -261,11 +355,20 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
           ? null
           : new Date(
               now().getTime() +
-                (notified ? NOTIFIED_SAFETY_READ_MS : nextPollDelayMs(settings, supplierOrder.attempts)),
+                (notified && !cancel?.pending
+                  ? NOTIFIED_SAFETY_READ_MS
+                  : nextPollDelayMs(settings, supplierOrder.attempts)),
             ),
         errorCode: null,
         errorMessage: null,
-        lines: progress,
+        ...(cancel
+          ? {
+              sellerCancelId: cancel.sellerCancelId,
+              sellerCancelState: cancel.sellerCancelState,
+              ...(cancel.cancellationCharges ? { cancellationCharges: cancel.cancellationCharges } : {}),
+            }
+          : {}),
+        lines: recorded,
       };
     } catch (error) {
       const failure =
@@ -276,7 +379,10 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
         // The worker stops: whoever claims next takes it up at once.
         return { ...unchanged, readAt, nextCheckAt: now(), errorCode: null, errorMessage: null, lines: [] };
       }
-      if (!failure.retryable && posting) return failLines(failure.code, failure.message);
+      if (!failure.retryable && posting) {
+        const failed = failLines(failure.code, failure.message);
+        return { ...failed, lines: withRequoted(failed.lines, requoted) };
+      }
       // A notifying seller that refuses a read (429) is waited for: its next event makes the order due.
       const delay =
         notified && failure.code === 'SONATA_THROTTLED'
@@ -290,8 +396,24 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
         nextCheckAt: new Date(now().getTime() + delay),
         errorCode: failure.code,
         errorMessage: failure.message,
-        lines: [],
+        lines: requoted,
       };
     }
   };
+}
+
+/**
+ * A step's lines with what quoting expired lines again found: a line not ordered keeps its failure; a
+ * line quoted again carries its new terms along with what the seller said of it.
+ */
+function withRequoted(
+  steps: readonly SupplierLineProgress[],
+  requoted: readonly SupplierLineProgress[],
+): SupplierLineProgress[] {
+  const merged = new Map(steps.map((step) => [step.lineId, step]));
+  for (const entry of requoted) {
+    const step = merged.get(entry.lineId);
+    merged.set(entry.lineId, entry.status === 'failed' || !step ? entry : { ...step, ...entry });
+  }
+  return [...merged.values()];
 }

@@ -39,6 +39,80 @@ export async function respondToCharge(ctx: Context, input: unknown): Promise<Ord
   const charge = line.charges.find((each) => each.id === fields.chargeId);
   if (!charge || line.sourceId === null) throw notFound('Charge', fields.chargeId);
   const now = ctx.clock.now();
+  const answered = await answerCharge(
+    ctx,
+    viewer.instanceId,
+    line.sourceId,
+    charge,
+    fields.accept,
+    (updated) =>
+      ctx.db.updateOrderLineCharge({
+        instanceId: viewer.instanceId,
+        orderId: record.order.id,
+        lineId: line.id,
+        charge: updated,
+        now,
+      }),
+  );
+  await ctx.db.hurrySupplierOrders(line.sourceId, line.supplierOrderId, now);
+  ctx.events.written();
+  return answered ?? record;
+}
+
+/** `respondToCancellationCharge` input (REST: the path's ids and `accept`/`decline`). */
+export const cancellationChargeAnswerInput = chargeAnswerInput.omit({ lineId: true });
+
+/**
+ * Accepts or declines the charge a seller asks for cancelling its supplier order (issue "Orders, part 2",
+ * item 1: it belongs to the order, not to a line), as line charges are answered (`respondToCharge`).
+ *
+ * @throws {AppError} as `respondToCharge`.
+ */
+export async function respondToCancellationCharge(ctx: Context, input: unknown): Promise<OrderRecord> {
+  const viewer = requireViewer(ctx, ['ordering']);
+  const fields = parseInput(cancellationChargeAnswerInput, input, 'The charge was not answered.');
+  const record = await ctx.db.findOrder(viewer.instanceId, fields.orderId);
+  if (!record) throw notFound('Order', fields.orderId);
+  const charge = record.order.cancellationCharges.find((each) => each.id === fields.chargeId);
+  if (!charge) throw notFound('Charge', fields.chargeId);
+  const now = ctx.clock.now();
+  const answered = await answerCharge(
+    ctx,
+    viewer.instanceId,
+    charge.sourceId,
+    charge,
+    fields.accept,
+    (updated) =>
+      ctx.db.updateCancellationCharge({
+        instanceId: viewer.instanceId,
+        orderId: record.order.id,
+        charge: updated,
+        now,
+      }),
+  );
+  await ctx.db.hurrySupplierOrders(charge.sourceId, null, now);
+  ctx.events.written();
+  return answered ?? record;
+}
+
+/**
+ * Sends the reseller's answer to a seller's charge (`PATCH /charge/{id}`) and stores the charge as the
+ * seller answered it through `store`; a charge past its `responseDueDate` is stored as `timeout` and refused.
+ *
+ * @returns what `store` returned.
+ * @throws {AppError} `CONFLICT` for a charge answered already, past due (MEF 123 R96) or one the seller
+ *   refuses to take an answer for; `UNAVAILABLE` when the seller cannot be reached; `NOT_FOUND` when the
+ *   charge's source is gone.
+ */
+async function answerCharge(
+  ctx: Context,
+  instanceId: string,
+  sourceId: string,
+  charge: OrderCharge,
+  accept: boolean,
+  store: (updated: OrderCharge) => Promise<OrderRecord | undefined>,
+): Promise<OrderRecord | undefined> {
+  const now = ctx.clock.now();
   const pastDue = charge.responseDueDate !== null && now.getTime() > Date.parse(charge.responseDueDate);
   const late = () =>
     new AppError(
@@ -49,24 +123,16 @@ export async function respondToCharge(ctx: Context, input: unknown): Promise<Ord
   if (charge.state !== 'awaitingResponse') {
     throw new AppError('CONFLICT', `Charge ${charge.id} was answered already; it is ${charge.state}.`);
   }
-  const store = (updated: OrderCharge) =>
-    ctx.db.updateOrderLineCharge({
-      instanceId: viewer.instanceId,
-      orderId: record.order.id,
-      lineId: line.id,
-      charge: updated,
-      now,
-    });
   if (pastDue) {
     await store({ ...charge, state: 'timeout' });
     ctx.events.written();
     throw late();
   }
-  const source = (await ctx.db.listSources(viewer.instanceId)).find((each) => each.id === line.sourceId);
-  if (!source) throw notFound('Charge', fields.chargeId);
+  const source = (await ctx.db.listSources(instanceId)).find((each) => each.id === sourceId);
+  if (!source) throw notFound('Charge', charge.id);
   let answered: OrderCharge;
   try {
-    answered = await answerSonataCharge(source, charge.id, fields.accept, () => ctx.clock.now());
+    answered = await answerSonataCharge(source, charge.id, accept, () => ctx.clock.now());
   } catch (error) {
     if (error instanceof SourceError && !error.retryable) {
       throw new AppError(
@@ -79,8 +145,5 @@ export async function respondToCharge(ctx: Context, input: unknown): Promise<Ord
       `The seller could not be reached about charge ${charge.id}; try again.`,
     );
   }
-  const updated = await store(answered);
-  await ctx.db.hurrySupplierOrders(source.id, line.supplierOrderId, now);
-  ctx.events.written();
-  return updated ?? record;
+  return store(answered);
 }

@@ -47,6 +47,17 @@ export function orderLineDocument(line: OrderLineRow) {
       description: milestone.description,
     })),
     charges: line.charges.map(orderChargeDocument),
+    price_change: line.priceChange && {
+      quoted_mrc: toMajorUnits(line.priceChange.quotedMrcMinor, line.priceChange.currency),
+      quoted_nrc: toMajorUnits(line.priceChange.quotedNrcMinor, line.priceChange.currency),
+      new_mrc: toMajorUnits(line.priceChange.newMrcMinor, line.priceChange.currency),
+      new_nrc: toMajorUnits(line.priceChange.newNrcMinor, line.priceChange.currency),
+      currency: line.priceChange.currency,
+    },
+    cancellation: line.cancellation && {
+      state: line.cancellation.state,
+      message: line.cancellation.message,
+    },
     error: line.errorCode === null ? null : { code: line.errorCode, message: line.errorMessage ?? '' },
     note: line.note,
     status_changed_at: timestampOrNull(line.statusChangedAt),
@@ -64,6 +75,14 @@ export function orderDocument(record: OrderRecord) {
     status: order.status,
     lines: record.lines.map(orderLineDocument),
     requested_completion_date: isoTimestamp(order.requestedCompletionDate),
+    cancellation:
+      order.cancelRequestedAt === null
+        ? null
+        : { reason: order.cancelReason ?? '', requested_at: isoTimestamp(order.cancelRequestedAt) },
+    cancellation_charges: order.cancellationCharges.map((charge) => ({
+      ...orderChargeDocument(charge),
+      source_id: charge.sourceId,
+    })),
     created_at: isoTimestamp(order.createdAt),
     updated_at: isoTimestamp(order.updatedAt),
     _document_type: 'order' as const,

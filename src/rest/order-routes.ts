@@ -1,5 +1,6 @@
 /** The REST paths of orders (issue "Orders, part 1", item 7), mapped to the order resolvers. */
-import { respondToCharge } from '../resolvers/order-charges.js';
+import { cancelOrder } from '../resolvers/order-cancellation.js';
+import { respondToCancellationCharge, respondToCharge } from '../resolvers/order-charges.js';
 import { getOrder, listOrders, placeOrder, updateManualOrderLine } from '../resolvers/orders.js';
 import { paginationDocument } from './documents.js';
 import { camelizeBody } from './keys.js';
@@ -20,6 +21,28 @@ function chargeAnswerRoute(accept: boolean): Route {
           await respondToCharge(ctx, {
             orderId: params.id ?? '',
             lineId: params.line_id ?? '',
+            chargeId: params.charge_id ?? '',
+            accept,
+          }),
+        ),
+      },
+    }),
+  };
+}
+
+/** `POST /orders/{id}/cancellation-charges/{charge_id}/accept` or `…/decline`. */
+function cancellationChargeAnswerRoute(accept: boolean): Route {
+  return {
+    method: 'POST',
+    path: `/orders/:id/cancellation-charges/:charge_id/${accept ? 'accept' : 'decline'}`,
+    authenticated: true,
+    body: false,
+    handle: async ({ ctx, params }) => ({
+      status: 200,
+      body: {
+        data: orderDocument(
+          await respondToCancellationCharge(ctx, {
+            orderId: params.id ?? '',
             chargeId: params.charge_id ?? '',
             accept,
           }),
@@ -82,6 +105,18 @@ export const orderRoutes: Route[] = [
       },
     }),
   },
+  {
+    method: 'POST',
+    path: '/orders/:id/cancel',
+    authenticated: true,
+    body: true,
+    handle: async ({ ctx, params, body }) => ({
+      status: 202,
+      body: { data: orderDocument(await cancelOrder(ctx, params.id ?? '', camelizeBody(body))) },
+    }),
+  },
+  cancellationChargeAnswerRoute(true),
+  cancellationChargeAnswerRoute(false),
   chargeAnswerRoute(true),
   chargeAnswerRoute(false),
 ];

@@ -112,6 +112,8 @@ describe('orders placed at Sonata sellers, followed by polling', () => {
           { name: 'siteSurveyCompleted', date: expect.any(String), description: expect.anything() },
         ],
         charges: [],
+        price_change: null,
+        cancellation: null,
         error: null,
         note: null,
         status_changed_at: null,

@@ -128,6 +128,16 @@ describe('REST responses of the contract flow', () => {
       );
       expect(unknown.status).toBe(404);
     }
+    const cancelled = await call(api, 'POST', `/orders/${orderId}/cancel`, {
+      body: { reason: 'The customer moved offices.' },
+    });
+    expect(cancelled.status).toBe(202);
+    const [kept, ...others] = cancelled.body.data.lines.map((line: Json) => line.status);
+    expect([kept, [...new Set(others)]]).toEqual(['completed', ['cancelled']]);
+    for (const verb of ['accept', 'decline']) {
+      const unknown = await call(api, 'POST', `/orders/${orderId}/cancellation-charges/no-such-charge/${verb}`);
+      expect(unknown.status).toBe(404);
+    }
   });
 
   it('when a POST is repeated with its Idempotency-Key, then the replay matches the document too', async () => {

@@ -45,6 +45,8 @@ export function pendingManualLine(quoteLine: Json) {
     inventory_product_status: null,
     milestones: [],
     charges: [],
+    price_change: null,
+    cancellation: null,
     error: null,
     note: null,
     status_changed_at: null,

@@ -35,6 +35,8 @@ describe('orders over REST', () => {
       status: 'pending',
       lines: quote.products.map(pendingManualLine),
       requested_completion_date: isoSecond(new Date(now.getTime() + 30 * 86_400_000)),
+      cancellation: null,
+      cancellation_charges: [],
       created_at: isoSecond(now),
       updated_at: isoSecond(now),
       _document_type: 'order',

@@ -24,7 +24,7 @@ export interface OperationSpec {
   /** The request body's component name (see `requestBodySchemas`). */
   requestBody?: string;
   /** The successful answer; without `body` it has none (a 204). */
-  response: { status: 200 | 201 | 204; description: string; body?: z.ZodType };
+  response: { status: 200 | 201 | 202 | 204; description: string; body?: z.ZodType };
   /** Problem statuses this route answers besides those its route flags imply (see `problemStatuses`). */
   problems?: number[];
 }

@@ -62,4 +62,42 @@ export const orderOperations: Record<string, OperationSpec> = {
     response: { status: 200, description: 'The order with the charge answered.', body: orderBody },
     problems: [503],
   },
+  'POST /orders/:id/cancel': {
+    operationId: 'cancelOrder',
+    tag: 'Orders',
+    summary: 'Cancel an order',
+    description:
+      'Asks to cancel an order that has not ended. Manual lines are cancelled at once; each open seller order ' +
+      'is cancelled at its seller (MEF 123 `CancelProductOrder`, or the `http` contract’s cancel endpoint) ' +
+      'by the order worker, and its lines show the cancellation’s progress: they end `cancelled`, or stay as ' +
+      'they were when the seller declines (`cancellation.state` `declined`, with its reason). An order that ' +
+      'has ended, or whose cancellation was asked already, answers 409. Needs `instance_admin` or `ordering`.',
+    requestBody: 'CancelOrderInput',
+    response: {
+      status: 202,
+      description: 'The cancellation was asked; the order as it left it.',
+      body: orderBody,
+    },
+    problems: [409],
+  },
+  'POST /orders/:id/cancellation-charges/:charge_id/accept': {
+    operationId: 'acceptCancellationCharge',
+    tag: 'Orders',
+    summary: 'Accept a seller’s cancellation charge',
+    description:
+      'Accepts every item of the charge a seller asks for cancelling its order (MEF 123 `PATCH /charge/{id}`); ' +
+      'the cancellation then goes on. 409 as for line charges.',
+    response: { status: 200, description: 'The order with the charge answered.', body: orderBody },
+    problems: [503],
+  },
+  'POST /orders/:id/cancellation-charges/:charge_id/decline': {
+    operationId: 'declineCancellationCharge',
+    tag: 'Orders',
+    summary: 'Decline a seller’s cancellation charge',
+    description:
+      'Rejects every item of a cancellation charge: the seller then declines the cancellation and the order ' +
+      'goes on. 409 as for line charges.',
+    response: { status: 200, description: 'The order with the charge answered.', body: orderBody },
+    problems: [503],
+  },
 };

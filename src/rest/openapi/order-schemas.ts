@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { orderLineFulfilments, orderLineStatuses, orderStatuses } from '../../db/values.js';
+import {
+  lineCancellationStates,
+  orderLineFulfilments,
+  orderLineStatuses,
+  orderStatuses,
+} from '../../db/values.js';
 import { about, named } from './registry.js';
 import { id, paginationSchema, timestamp } from './responses.js';
 
@@ -59,6 +64,26 @@ export const orderLineSchema = named(
       z.strictObject({ name: z.string(), date: sellerDate(), description: z.string().nullable() }),
     ),
     charges: z.array(orderChargeSchema),
+    price_change: about(
+      'Set when the seller’s quote had expired and its new quote changed the purchase price: the line is ' +
+        'then not ordered and fails with `SUPPLIER_PRICE_CHANGED`; the purchase prices the customer’s quote ' +
+        'was made from and the new ones, in major units.',
+      z
+        .strictObject({
+          quoted_mrc: z.number(),
+          quoted_nrc: z.number(),
+          new_mrc: z.number(),
+          new_nrc: z.number(),
+          currency: z.string(),
+        })
+        .nullable(),
+    ),
+    cancellation: about(
+      'The line’s cancellation once one was asked: `requested` (not sent yet), `acknowledged`, ' +
+        '`assessing_charge` (a cancellation charge awaits an answer), `done` (the line is `cancelled`), ' +
+        '`declined` or `rejected` (the line goes on; `message` says why).',
+      z.strictObject({ state: z.enum(lineCancellationStates), message: z.string().nullable() }).nullable(),
+    ),
     error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
     note: about('The note of the last manual move.', z.string().nullable()),
     status_changed_at: about('When the line was last moved by hand.', timestamp().nullable()),
@@ -77,6 +102,15 @@ export const orderSchema = named(
     status: z.enum(orderStatuses),
     lines: z.array(orderLineSchema),
     requested_completion_date: timestamp(),
+    cancellation: about(
+      'The reseller’s cancellation, once asked (`POST /orders/{id}/cancel`).',
+      z.strictObject({ reason: z.string(), requested_at: timestamp() }).nullable(),
+    ),
+    cancellation_charges: about(
+      'Charges the sellers ask for cancelling their orders (MEF 123: on the `CancelProductOrder`); answered ' +
+        'with `POST /orders/{id}/cancellation-charges/{charge_id}/accept` or `…/decline`.',
+      z.array(orderChargeSchema.extend({ source_id: id() })),
+    ),
     created_at: timestamp(),
     updated_at: timestamp(),
     _document_type: about('Constant `order`: what this document is.', z.literal('order')),

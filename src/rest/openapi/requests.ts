@@ -5,6 +5,7 @@ import { availabilityRequestBatchSchema } from '../../resolvers/availability-inp
 import { countryCodeSchema } from '../../resolvers/availability-options.js';
 import { customerInputSchema } from '../../resolvers/customer-input.js';
 import { nameFilter } from '../../resolvers/customers.js';
+import { cancelOrderInput } from '../../resolvers/order-cancellation.js';
 import { manualLineInput, placeOrderInput } from '../../resolvers/orders.js';
 import { pageInput } from '../../resolvers/pagination.js';
 import { projectInput } from '../../resolvers/projects.js';
@@ -56,6 +57,10 @@ const REQUEST_BODIES: Record<string, RequestBody> = {
   ManualOrderLineInput: {
     description: 'The status a manual line moves to, with an optional note.',
     schema: manualLineInput,
+  },
+  CancelOrderInput: {
+    description: 'Why the order is cancelled: sent to the sellers as the cancellation’s reason.',
+    schema: cancelOrderInput,
   },
   QuoteProductsInput: {
     description: 'Products to add to a quote; those already on it are skipped.',
