@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Services } from '../context.js';
 import type { SourceType } from '../db/rows.js';
 import { SonataClient } from '../gathering/sources/mef-sonata/client.js';
+import { SonataHub } from '../gathering/sources/mef-sonata/hub.js';
 import { createHttpOrderStep } from '../ordering/http-step.js';
 import { SonataOrdering } from '../ordering/mef-sonata/ordering-client.js';
 import { OrderListeners } from '../ordering/order-listeners.js';
@@ -28,9 +29,15 @@ export function createOrderWorker(services: Services, sonata: SonataWiring): Ord
   const client = new SonataClient(sonata.source.policies, sonata.source.tokens, now);
   const ordering = new SonataOrdering(client);
   const codes = new Map<string, string>();
+  const inbox = config.PUBLIC_BASE_URL ? sonata.inbox : null;
   const sonataStep = createSonataOrderStep({
     ordering,
     now,
+    requote: {
+      client,
+      now,
+      notifications: inbox ? { inbox, hub: new SonataHub(client, inbox, sonata.registrations) } : null,
+    },
     listeners: new OrderListeners(
       ordering,
       client,
