@@ -4,6 +4,7 @@ import './availability-options.js';
 import './availability-requests.js';
 import './customers.js';
 import './orders.js';
+import './order-cancellation.js';
 import './price-plans.js';
 import './quotes.js';
 import './sources.js';

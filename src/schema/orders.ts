@@ -1,5 +1,10 @@
 import type { OrderCharge as OrderChargeRow, OrderLineRow, OrderRecord } from '../db/rows.js';
-import { orderLineFulfilments, orderLineStatuses, orderStatuses } from '../db/values.js';
+import {
+  lineCancellationStates,
+  orderLineFulfilments,
+  orderLineStatuses,
+  orderStatuses,
+} from '../db/values.js';
 import { toMajorUnits } from '../money.js';
 import { findCustomerForViewer } from '../resolvers/customers.js';
 import { respondToCharge } from '../resolvers/order-charges.js';
@@ -64,7 +69,7 @@ const OrderChargeItem = builder.objectRef<OrderChargeRow['items'][number]>('Orde
   }),
 });
 
-const OrderCharge = builder.objectRef<OrderChargeRow>('OrderCharge').implement({
+export const OrderCharge = builder.objectRef<OrderChargeRow>('OrderCharge').implement({
   description: 'A charge the seller asks the buyer to accept or decline (MEF `MEFProductOrderCharge`).',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -77,6 +82,59 @@ const OrderCharge = builder.objectRef<OrderChargeRow>('OrderCharge').implement({
 const OrderLineError = builder.objectRef<{ code: string; message: string }>('OrderLineError').implement({
   fields: (t) => ({ code: t.exposeString('code'), message: t.exposeString('message') }),
 });
+
+const LineCancellationState = upperEnum(
+  'LineCancellationState',
+  'Where a line’s cancellation stands: REQUESTED (not sent yet), ACKNOWLEDGED, ASSESSING_CHARGE (a cancellation ' +
+    'charge awaits an answer), DONE (the line is cancelled), DECLINED or REJECTED (the line goes on).',
+  lineCancellationStates,
+);
+
+const OrderLineCancellation = builder
+  .objectRef<NonNullable<OrderLineRow['cancellation']>>('OrderLineCancellation')
+  .implement({
+    fields: (t) => ({
+      state: t.field({ type: LineCancellationState, resolve: (c) => c.state }),
+      message: t.exposeString('message', {
+        nullable: true,
+        description: 'Why the seller declined or rejected it.',
+      }),
+    }),
+  });
+
+const OrderLinePriceChange = builder
+  .objectRef<NonNullable<OrderLineRow['priceChange']>>('OrderLinePriceChange')
+  .implement({
+    description:
+      'The purchase prices the customer’s quote was made from and the seller’s new ones (its quote had expired): ' +
+      'the line was not ordered (SUPPLIER_PRICE_CHANGED). Major units.',
+    fields: (t) => ({
+      currency: t.exposeString('currency'),
+      quotedMrc: t.float({ resolve: (c) => toMajorUnits(c.quotedMrcMinor, c.currency) }),
+      quotedNrc: t.float({ resolve: (c) => toMajorUnits(c.quotedNrcMinor, c.currency) }),
+      newMrc: t.float({ resolve: (c) => toMajorUnits(c.newMrcMinor, c.currency) }),
+      newNrc: t.float({ resolve: (c) => toMajorUnits(c.newNrcMinor, c.currency) }),
+    }),
+  });
+
+const OrderCancellation = builder
+  .objectRef<{ reason: string; requestedAt: Date }>('OrderCancellation')
+  .implement({
+    fields: (t) => ({
+      reason: t.exposeString('reason'),
+      requestedAt: t.field({ type: 'DateTime', resolve: (c) => c.requestedAt }),
+    }),
+  });
+
+const CancellationCharge = builder
+  .objectRef<OrderRecord['order']['cancellationCharges'][number]>('CancellationCharge')
+  .implement({
+    description: 'A seller’s charge for cancelling its order (MEF 123 `CancelProductOrder.charge`).',
+    fields: (t) => ({
+      sourceId: t.exposeID('sourceId'),
+      charge: t.field({ type: OrderCharge, resolve: (c) => c }),
+    }),
+  });
 
 const OrderLine = builder.objectRef<OrderLineRow>('OrderLine').implement({
   description: 'A quote line ordered, and where its fulfilment stands.',
@@ -102,6 +160,8 @@ const OrderLine = builder.objectRef<OrderLineRow>('OrderLine').implement({
     inventoryProductStatus: t.exposeString('inventoryProductStatus', { nullable: true }),
     milestones: t.field({ type: [OrderMilestone], resolve: (l) => l.milestones }),
     charges: t.field({ type: [OrderCharge], resolve: (l) => l.charges }),
+    cancellation: t.field({ type: OrderLineCancellation, nullable: true, resolve: (l) => l.cancellation }),
+    priceChange: t.field({ type: OrderLinePriceChange, nullable: true, resolve: (l) => l.priceChange }),
     error: t.field({
       type: OrderLineError,
       nullable: true,
@@ -130,6 +190,15 @@ builder.node(Order, {
     status: t.field({ type: OrderStatus, resolve: (r) => r.order.status }),
     lines: t.field({ type: [OrderLine], resolve: (r) => r.lines }),
     requestedCompletionDate: t.field({ type: 'DateTime', resolve: (r) => r.order.requestedCompletionDate }),
+    cancellation: t.field({
+      type: OrderCancellation,
+      nullable: true,
+      resolve: ({ order }) =>
+        order.cancelRequestedAt === null
+          ? null
+          : { reason: order.cancelReason ?? '', requestedAt: order.cancelRequestedAt },
+    }),
+    cancellationCharges: t.field({ type: [CancellationCharge], resolve: (r) => r.order.cancellationCharges }),
     createdAt: t.field({ type: 'DateTime', resolve: (r) => r.order.createdAt }),
     updatedAt: t.field({ type: 'DateTime', resolve: (r) => r.order.updatedAt }),
   }),
@@ -205,7 +274,7 @@ const UpdateManualOrderLineInput = builder.inputType('UpdateManualOrderLineInput
   }),
 });
 
-const OrderPayload = (name: string) =>
+export const OrderPayload = (name: string) =>
   builder
     .objectRef<{ order: OrderRecord }>(name)
     .implement({ fields: (f) => ({ order: f.field({ type: Order, resolve: (p) => p.order }) }) });

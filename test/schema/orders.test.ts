@@ -182,6 +182,33 @@ describe('orders over GraphQL', () => {
     expect(statuses()).toEqual(['PENDING', 'IN_PROGRESS']);
   });
 
+  it('when an order is cancelled over GraphQL, then its manual lines are cancelled at once and a second ask conflicts', async () => {
+    const quote = await manualQuote(tenant, 'Cancel B.V.');
+    const order = (await tenant.api.graphql(PLACE, { input: { quoteId: quote.id } })).data.placeOrder.order;
+    const CANCEL = `mutation ($input: CancelOrderInput!) { cancelOrder(input: $input) { order {
+      id status cancellation { reason } cancellationCharges { sourceId }
+      lines { status cancellation { state message } priceChange { newMrc } }
+    } } }`;
+    const cancelled = await tenant.api.graphql(CANCEL, {
+      input: { orderId: order.id, reason: 'Site closed.' },
+    });
+    expect(cancelled.data.cancelOrder.order).toEqual({
+      id: order.id,
+      status: 'CANCELLED',
+      cancellation: { reason: 'Site closed.' },
+      cancellationCharges: [],
+      lines: order.lines.map(() => ({
+        status: 'CANCELLED',
+        cancellation: { state: 'DONE', message: null },
+        priceChange: null,
+      })),
+    });
+    const again = await tenant.api.graphql(CANCEL, { input: { orderId: order.id, reason: 'Again.' } });
+    expect(again.errors?.[0]?.extensions?.code).toBe('CONFLICT');
+    const blank = await tenant.api.graphql(CANCEL, { input: { orderId: order.id, reason: ' ' } });
+    expect(blank.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
   it('when a connectivity_check-only caller places an order, then it is forbidden and it may still read', async () => {
     const checker = await server.tenant({ code: 'OGR', roles: ['connectivity_check'] });
     const quote = await manualQuote(checker);
