@@ -12,7 +12,8 @@ import { startTestServer, type TestServer, type TestTenant } from '../helpers/ap
 /*
  * What the salesperson's dashboard test stands on: a gateway whose instance buys from one simulated Sonata
  * seller (KPN) that holds every order item on a blocking construction charge until the buyer answers, a
- * salesperson's application (requests, quotes, orders), and headless Chromium as dashboard.test.ts drives it.
+ * salesperson's application (requests, quotes, orders), and headless Chromium as dashboard.test.ts drives it;
+ * for cancelling and changed prices, a second instance with a seller of its own (`startCancelSales`).
  */
 
 /** Debian's Chromium (`apt-get install chromium`), driven by playwright-core: no browser download. */
@@ -69,6 +70,47 @@ export async function startSales(): Promise<SalesSetup> {
       await seller.stop();
     },
   };
+}
+
+/** A second instance of the same gateway, with its own seller and salesperson. */
+export interface CancelSetup {
+  seller: SonataSeller;
+  admin: TestTenant;
+  salesperson: { clientId: string; clientSecret: string };
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a second instance on `server` buying from its own simulated Sonata seller whose orders stay
+ * `acknowledged` (one step a minute, longer than a test takes) while their cancellations move every 20 ms:
+ * Ziggo asks a cancellation charge (`cancel=charge`, due in ten minutes), Eurofiber's quotes lapse at once
+ * and come back 10 % dearer a month (`quote_valid_ms=0`, `requote_price=changed`).
+ */
+export async function startCancelSales(server: TestServer): Promise<CancelSetup> {
+  const seller = await startSonataSeller({ behaviour: { stepMs: 60_000 } });
+  const admin = await server.tenant({ demoCatalog: false, roles: ['instance_admin', 'connectivity_check'] });
+  await registerSonata(
+    admin,
+    'ziggo',
+    'Ziggo',
+    sellerSettings(seller, 'ziggo', 'instant', 'instant', {
+      query: { cancel: 'charge', cancel_step_ms: '20', charge_due_ms: '600000' },
+    }),
+  );
+  await registerSonata(
+    admin,
+    'eurofiber',
+    'Eurofiber',
+    sellerSettings(seller, 'eurofiber', 'instant', 'instant', {
+      query: { quote_valid_ms: '0', requote_price: 'changed' },
+    }),
+  );
+  const salesperson = await createApplication(server.app.services, {
+    instance: admin.instanceId,
+    name: 'Sales desk',
+    roles: ['connectivity_check', 'ordering'],
+  });
+  return { seller, admin, salesperson, close: () => seller.stop() };
 }
 
 /** A headless Chromium page with what went wrong on it collected. */

@@ -2,56 +2,44 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Json } from '../helpers/app.js';
+import { orderWhen, sonataQuote } from '../ordering/sonata-orders-fixtures.js';
 import {
   type Browser,
+  type CancelSetup,
   launchBrowser,
   RESULTS_DIR,
   type SalesSetup,
   SLOW,
+  startCancelSales,
   startSales,
 } from './orders-fixtures.js';
+import { dateTime, day, euros, type PageSteps, pageSteps } from './orders-page.js';
 
 /*
  * Issue 36, item 4: the salesperson's whole flow in the dashboard, in headless Chromium — sign in, ask for
  * an address's availability, put two of its products on a new quote of a customer found by name (the second
  * onto that existing quote), place the order, follow it live while the seller holds each line on a
- * construction charge, accept the charges, and see the order completed.
+ * construction charge, accept the charges, and see the order completed. Issue 36, items 1 and 2 on the page:
+ * an acknowledged order cancelled, its seller's cancellation charge answered, the order cancelled live; a line
+ * not ordered because its seller's price changed.
  */
 
 let sales: SalesSetup;
 let browser: Browser;
 let page: Page;
+let ui: PageSteps;
 
 beforeAll(async () => {
   sales = await startSales();
   browser = await launchBrowser();
   page = browser.page;
+  ui = pageSteps(page, sales.server.app.url);
 }, SLOW);
 
 afterAll(async () => {
   await browser?.close();
   await sales?.close();
 });
-
-const euros = (amount: number) =>
-  new Intl.NumberFormat('en-GB', { style: 'currency', currency: 'EUR' }).format(amount);
-const day = (date: string) =>
-  new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' }).format(
-    new Date(`${date}T00:00:00Z`),
-  );
-
-/** Waits until the element's text is exactly `text`. */
-async function expectText(selector: string, text: string): Promise<void> {
-  await page.waitForFunction(
-    ([selector, text]) => document.querySelector(selector ?? '')?.textContent?.trim() === text,
-    [selector, text] as const,
-    { timeout: SLOW },
-  );
-}
-
-/** The current location hash's id after `#/<kind>/`. */
-const idInHash = async (kind: string) =>
-  decodeURIComponent((await page.evaluate(() => location.hash)).replace(`#/${kind}/`, ''));
 
 /** Opens the request's dialog, selects one product and finds the customer by part of its name. */
 async function selectProductFor(requestId: string, productId: string, customerName: string): Promise<void> {
@@ -60,7 +48,7 @@ async function selectProductFor(requestId: string, productId: string, customerNa
   await page.locator(`[data-product-id="${productId}"]`).getByRole('checkbox').check();
   await page.getByLabel('Customer name').fill('acme');
   await page.getByRole('button', { name: 'Find customer' }).click();
-  await expectText('[data-testid="customer-status"]', '2 customers match.');
+  await ui.expectText('[data-testid="customer-status"]', '2 customers match.');
   await page.getByRole('radio', { name: customerName }).check();
 }
 
@@ -73,11 +61,7 @@ describe('the salesperson’s flow in a real browser', () => {
       await admin.api.post('/customers', { name: 'Acme Retail' });
 
       // Sign in as the salesperson and ask for the contract's address.
-      await page.goto(`${sales.server.app.url}/dashboard`);
-      await page.getByLabel('Client ID').fill(salesperson.clientId);
-      await page.getByLabel('Client secret').fill(salesperson.clientSecret);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByTestId('field-postal_code').waitFor();
+      await ui.signIn(salesperson);
       await page.getByTestId('field-street').fill('Lijnbaansgracht');
       await page.getByTestId('field-house_number').fill('206');
       await page.getByTestId('field-house_number_addition').fill('H');
@@ -98,7 +82,7 @@ describe('the salesperson’s flow in a real browser', () => {
 
       // The first product onto a new quote of the customer, found by part of its name.
       await selectProductFor(requestId, first.id, 'Acme Logistics B.V.');
-      await expectText(
+      await ui.expectText(
         '[data-testid="selection-summary"]',
         `1 product selected · ${euros(first.mrc)} a month`,
       );
@@ -106,8 +90,8 @@ describe('the salesperson’s flow in a real browser', () => {
       await page.getByLabel('Name of the new quote').fill('Head office');
       await page.getByRole('button', { name: 'Add to quote' }).click();
       await page.waitForFunction(() => location.hash.startsWith('#/quotes/'));
-      const quoteId = await idInHash('quotes');
-      await expectText('[data-testid="quote-title"]', 'Head office');
+      const quoteId = await ui.idInHash('quotes');
+      await ui.expectText('[data-testid="quote-title"]', 'Head office');
       await expect(
         page.locator('#detail').evaluate((dialog) => (dialog as HTMLDialogElement).open),
       ).resolves.toBe(false);
@@ -128,10 +112,10 @@ describe('the salesperson’s flow in a real browser', () => {
       const quote = (await admin.api.get(`/quotes/${quoteId}`)).body.data;
       expect(quote.customer.id).toBe(customer.id);
       expect(quote.products.map((line: Json) => line.product_id)).toEqual([first.id, second.id]);
-      await expectText('[data-testid="quote-customer"]', 'Acme Logistics B.V.');
-      await expectText('[data-testid="quote-total-mrc"]', euros(quote.total_mrc));
-      await expectText('[data-testid="quote-total-nrc"]', euros(quote.total_nrc));
-      await expectText('[data-testid="quote-validity"]', day(quote.expiration_date));
+      await ui.expectText('[data-testid="quote-customer"]', 'Acme Logistics B.V.');
+      await ui.expectText('[data-testid="quote-total-mrc"]', euros(quote.total_mrc));
+      await ui.expectText('[data-testid="quote-total-nrc"]', euros(quote.total_nrc));
+      await ui.expectText('[data-testid="quote-validity"]', day(quote.expiration_date));
       expect(await page.locator('[data-testid="quote-line"] td:first-child').allTextContents()).toEqual(
         quote.products.map((line: Json) => line.name),
       );
@@ -142,13 +126,11 @@ describe('the salesperson’s flow in a real browser', () => {
       await page.getByLabel('Email address').fill('noc@acme.example');
       await page.getByRole('button', { name: 'Place order' }).click();
       await page.waitForFunction(() => location.hash.startsWith('#/orders/'));
-      const orderId = await idInHash('orders');
+      const orderId = await ui.idInHash('orders');
       expect(orderId).toMatch(/^ord_/);
-      await expectText('[data-testid="order-title"]', 'Order for Acme Logistics B.V.');
+      await ui.expectText('[data-testid="order-title"]', 'Order for Acme Logistics B.V.');
       // A marker that a reload would lose: everything below arrives without one.
-      await page.evaluate(() => {
-        (window as unknown as { notReloaded: boolean }).notReloaded = true;
-      });
+      await ui.markPage();
 
       // The seller holds each line on a construction charge: the page shows it, with the survey's milestone.
       const lines = page.locator('[data-testid="order-line"]');
@@ -174,7 +156,7 @@ describe('the salesperson’s flow in a real browser', () => {
           `Construction, one-off${euros(750)}`,
         );
       }
-      await expectText('[data-testid="order-status"]', 'In progress');
+      await ui.expectText('[data-testid="order-status"]', 'In progress');
       await page.screenshot({ path: join(RESULTS_DIR, 'dashboard-order-held.png'), fullPage: true });
 
       // The open orders list has it, flagged for the charges that wait.
@@ -185,12 +167,12 @@ describe('the salesperson’s flow in a real browser', () => {
       await expect(listed.getByTestId('order-status').textContent()).resolves.toBe('In progress');
       await page.screenshot({ path: join(RESULTS_DIR, 'dashboard-open-orders.png') });
       await listed.getByRole('link', { name: 'Acme Logistics B.V.' }).click();
-      await expectText('[data-testid="order-title"]', 'Order for Acme Logistics B.V.');
+      await ui.expectText('[data-testid="order-title"]', 'Order for Acme Logistics B.V.');
 
       // Accept both charges: the lines complete, then the order, live.
       for (const line of held.lines as Json[]) {
         await page.getByRole('button', { name: `Accept charge on ${line.name}` }).click();
-        await expectText(`[data-line-id="${line.id}"] [data-testid="charge-state"]`, 'Accepted');
+        await ui.expectText(`[data-line-id="${line.id}"] [data-testid="charge-state"]`, 'Accepted');
       }
       await page.waitForSelector('[data-testid="order-status"][data-status="completed"]', { timeout: SLOW });
       const done = (await admin.api.get(`/orders/${orderId}`)).body.data;
@@ -205,11 +187,9 @@ describe('the salesperson’s flow in a real browser', () => {
         await expect(card.getByTestId('charge-state').textContent()).resolves.toBe('Accepted');
         expect(line.charges[0].items[0].state).toBe('acceptedByBuyer');
       }
-      await expectText('[data-testid="order-progress"]', '2 of 2 completed');
+      await ui.expectText('[data-testid="order-progress"]', '2 of 2 completed');
       expect(await page.getByRole('button', { name: 'Cancel order' }).isVisible()).toBe(false);
-      expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(
-        true,
-      );
+      expect(await ui.notReloaded()).toBe(true);
       await page.waitForSelector('[data-testid="live-status"][data-state="live"]');
       await page.evaluate(() => window.scrollTo(0, 0));
       await page.screenshot({ path: join(RESULTS_DIR, 'dashboard-order-completed.png'), fullPage: true });
@@ -219,12 +199,12 @@ describe('the salesperson’s flow in a real browser', () => {
       await page.waitForSelector('#orders-empty:not([hidden])');
       await page.goto(`${sales.server.app.url}/dashboard#/quotes/${quoteId}`);
       await page.locator('[data-testid="quote-orders"] a', { hasText: orderId }).waitFor();
-      await expectText('[data-testid="place-note"]', 'This quote has been ordered: see its order above.');
+      await ui.expectText('[data-testid="place-note"]', 'This quote has been ordered: see its order above.');
       expect(await page.getByRole('button', { name: 'Place order' }).isVisible()).toBe(false);
 
       await page.setViewportSize({ width: 390, height: 844 });
       await page.goto(`${sales.server.app.url}/dashboard#/orders/${orderId}`);
-      await expectText('[data-testid="order-status"]', 'Completed');
+      await ui.expectText('[data-testid="order-status"]', 'Completed');
       await page.screenshot({ path: join(RESULTS_DIR, 'dashboard-order-phone.png'), fullPage: true });
 
       expect(browser.pageErrors).toEqual([]);
@@ -255,18 +235,18 @@ describe('the salesperson’s flow in a real browser', () => {
 
       await page.setViewportSize({ width: 1366, height: 768 });
       await page.goto(`${sales.server.app.url}/dashboard#/quotes/${quote.id}`);
-      await expectText('[data-testid="quote-title"]', 'Shop router');
-      await expectText('[data-testid="quote-total-mrc"]', euros(9.5));
+      await ui.expectText('[data-testid="quote-title"]', 'Shop router');
+      await ui.expectText('[data-testid="quote-total-mrc"]', euros(9.5));
       await page.getByRole('button', { name: 'Place order' }).click();
       await page.waitForFunction(() => location.hash.startsWith('#/orders/'));
-      const orderId = await idInHash('orders');
+      const orderId = await ui.idInHash('orders');
       const line = page.locator('[data-testid="order-line"]');
-      await expectText('[data-testid="line-status"]', 'Pending');
+      await ui.expectText('[data-testid="line-status"]', 'Pending');
       await expect(line.locator('.tag').textContent()).resolves.toBe('Manual');
 
       await page.getByRole('button', { name: 'Mark completed: Router rental' }).click();
       await page.waitForSelector('[data-testid="order-status"][data-status="completed"]', { timeout: SLOW });
-      await expectText('[data-testid="line-status"]', 'Completed');
+      await ui.expectText('[data-testid="line-status"]', 'Completed');
       const done = (await admin.api.get(`/orders/${orderId}`)).body.data;
       expect([done.status, done.lines[0].status, done.lines[0].fulfilment]).toEqual([
         'completed',
@@ -274,6 +254,169 @@ describe('the salesperson’s flow in a real browser', () => {
         'manual',
       ]);
       expect(await page.getByRole('button', { name: /^Mark / }).count()).toBe(0);
+      expect(browser.pageErrors).toEqual([]);
+    },
+    SLOW,
+  );
+});
+
+describe('cancelling an order, and a seller’s changed price, in a real browser', () => {
+  let other: CancelSetup;
+  beforeAll(async () => {
+    other = await startCancelSales(sales.server);
+  }, SLOW);
+  afterAll(async () => {
+    await other?.close();
+  });
+
+  /** Places an order of a quote of the network's first product and a router; read once `ready` holds. */
+  async function placed(network: string, ready: (order: Json) => boolean): Promise<Json> {
+    const quote = await sonataQuote(other.admin, [network]);
+    const created = await other.admin.api.post('/orders', { quote_id: quote.id });
+    expect(created.status).toBe(201);
+    return orderWhen(other.admin, created.body.data.id, ready);
+  }
+
+  test(
+    'when the salesperson cancels an acknowledged order, then the seller’s cancellation charge shows live and, accepted, the order ends cancelled without a reload',
+    async () => {
+      const { admin } = other;
+      const order = await placed('Ziggo', (each) => each.lines[0].status === 'submitted');
+      const [ziggo, router] = order.lines as Json[];
+      expect([ziggo.fulfilment, ziggo.supplier_status, router.fulfilment, router.status]).toEqual([
+        'supplier',
+        'acknowledged',
+        'manual',
+        'pending',
+      ]);
+      const ziggoLine = `[data-line-id="${ziggo.id}"]`;
+      const routerLine = `[data-line-id="${router.id}"]`;
+      const notice = '[data-testid="order-cancellation"]';
+
+      await ui.signIn(other.salesperson);
+      await page.goto(`${sales.server.app.url}/dashboard#/orders/${order.id}`);
+      await ui.expectText('[data-testid="order-title"]', 'Order for Acme Logistics B.V.');
+      await ui.expectText(`${ziggoLine} [data-testid="line-supplier-status"]`, 'acknowledged');
+      await ui.expectText(`${ziggoLine} [data-testid="line-status"]`, 'Submitted');
+      await ui.markPage();
+
+      // Cancel it, saying why.
+      await page.getByRole('button', { name: 'Cancel order' }).click();
+      await page.getByLabel('Reason for cancelling').fill('The customer moved offices.');
+      await page.getByRole('button', { name: 'Confirm cancellation' }).click();
+
+      // The 202's order: the cancellation noted with its reason, the manual line cancelled, no second cancel.
+      await page.locator(notice).waitFor();
+      const asked = (await admin.api.get(`/orders/${order.id}`)).body.data;
+      expect(asked.cancellation).toEqual({
+        reason: 'The customer moved offices.',
+        requested_at: expect.stringMatching(/\+00:00$/),
+      });
+      await ui.expectText(
+        `${notice} [data-testid="cancellation-requested"]`,
+        `Requested ${dateTime(asked.cancellation.requested_at)}: “The customer moved offices.”`,
+      );
+      await expect(
+        page.locator(`${notice} [data-testid="cancellation-requested"] time`).getAttribute('datetime'),
+      ).resolves.toBe(asked.cancellation.requested_at);
+      await ui.expectText(`${routerLine} [data-testid="line-status"]`, 'Cancelled');
+      await ui.expectText(`${routerLine} [data-testid="line-cancellation"]`, 'Cancelled');
+      expect(await page.getByRole('button', { name: 'Cancel order' }).isVisible()).toBe(false);
+      expect(await page.getByRole('button', { name: 'Confirm cancellation' }).isVisible()).toBe(false);
+      expect(await page.getByRole('button', { name: /^Mark / }).count()).toBe(0);
+
+      // The seller asks a charge for cancelling: it arrives on the page by itself.
+      await page.waitForSelector(`${notice} [data-testid="charge"][data-state="awaitingResponse"]`, {
+        timeout: SLOW,
+      });
+      const charged = (await admin.api.get(`/orders/${order.id}`)).body.data;
+      expect(charged.lines.map((line: Json) => [line.status, line.cancellation])).toEqual([
+        ['submitted', { state: 'assessing_charge', message: null }],
+        ['cancelled', { state: 'done', message: null }],
+      ]);
+      const [charge] = charged.cancellation_charges as Json[];
+      expect(charged.cancellation_charges).toHaveLength(1);
+      expect(charge).toMatchObject({
+        state: 'awaitingResponse',
+        items: [expect.objectContaining({ amount: 500, currency: 'EUR', blocking: true })],
+      });
+      await expect(
+        page.locator(`${notice} [data-testid="charge"]`).getAttribute('data-charge-id'),
+      ).resolves.toBe(charge?.id);
+      await ui.expectText(
+        `${notice} [data-testid="charge-item"]`,
+        `Cancellation, one-off${euros(500)}blocks the cancellation until answered`,
+      );
+      await ui.expectText(
+        `${ziggoLine} [data-testid="line-cancellation"]`,
+        'Seller asks a cancellation charge',
+      );
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.screenshot({ path: join(RESULTS_DIR, 'dashboard-order-cancel-charge.png'), fullPage: true });
+
+      // Accepted, the seller cancels its line and the order ends cancelled, all live.
+      await page.getByRole('button', { name: 'Accept charge on the cancellation' }).click();
+      await ui.expectText(`${notice} [data-testid="charge-state"]`, 'Accepted');
+      await page.waitForSelector('[data-testid="order-status"][data-status="cancelled"]', { timeout: SLOW });
+      const done = (await admin.api.get(`/orders/${order.id}`)).body.data;
+      expect(done.status).toBe('cancelled');
+      expect(done.lines.map((line: Json) => [line.status, line.supplier_status, line.cancellation])).toEqual([
+        ['cancelled', 'cancelled', { state: 'done', message: null }],
+        ['cancelled', null, { state: 'done', message: null }],
+      ]);
+      expect(done.cancellation_charges[0].items.map((item: Json) => item.state)).toEqual(['acceptedByBuyer']);
+      await ui.expectText('[data-testid="order-status"]', 'Cancelled');
+      await ui.expectText('[data-testid="order-progress"]', '0 of 2 completed');
+      for (const line of [ziggoLine, routerLine]) {
+        await ui.expectText(`${line} [data-testid="line-status"]`, 'Cancelled');
+        await ui.expectText(`${line} [data-testid="line-cancellation"]`, 'Cancelled');
+      }
+      await ui.expectText(`${ziggoLine} [data-testid="line-supplier-status"]`, 'cancelled');
+      expect(await page.getByRole('button', { name: /charge on/ }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Cancel order' }).isVisible()).toBe(false);
+      expect(await ui.notReloaded()).toBe(true);
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.screenshot({ path: join(RESULTS_DIR, 'dashboard-order-cancelled.png'), fullPage: true });
+      expect(browser.pageErrors).toEqual([]);
+    },
+    SLOW * 2,
+  );
+
+  test(
+    'when a seller’s expired quote came back at another price, then its line shows both prices, not ordered',
+    async () => {
+      const order = await placed('Eurofiber', (each) => each.lines[0].status === 'failed');
+      const [eurofiber, router] = order.lines as Json[];
+      expect(eurofiber).toMatchObject({
+        supplier_order_id: null,
+        error: { code: 'SUPPLIER_PRICE_CHANGED' },
+      });
+      const change = eurofiber.price_change;
+      expect(change.currency).toBe('EUR');
+      expect(change.new_mrc).toBeGreaterThan(change.quoted_mrc);
+      expect(change.new_nrc).toBe(change.quoted_nrc);
+      const line = `[data-line-id="${eurofiber.id}"]`;
+
+      await ui.signIn(other.salesperson);
+      await page.goto(`${sales.server.app.url}/dashboard#/orders/${order.id}`);
+      await ui.expectText(`${line} [data-testid="line-status"]`, 'Failed');
+      await ui.expectText(
+        `${line} [data-testid="line-price-change"] p`,
+        'Not ordered: the seller’s price changed since the quote. SUPPLIER_PRICE_CHANGED',
+      );
+      await ui.expectText(
+        `${line} [data-testid="price-quoted"]`,
+        `${euros(change.quoted_mrc)} a month · ${euros(change.quoted_nrc)} once`,
+      );
+      await ui.expectText(
+        `${line} [data-testid="price-new"]`,
+        `${euros(change.new_mrc)} a month · ${euros(change.new_nrc)} once`,
+      );
+      expect(await page.locator(`${line} [data-testid="line-error"]`).count()).toBe(0);
+      await ui.expectText(`[data-line-id="${router.id}"] [data-testid="line-status"]`, 'Pending');
+      await ui.expectText('[data-testid="order-status"]', 'In progress');
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.screenshot({ path: join(RESULTS_DIR, 'dashboard-order-price-changed.png'), fullPage: true });
       expect(browser.pageErrors).toEqual([]);
     },
     SLOW,

@@ -34,10 +34,11 @@ function chargeStatus(charge, items) {
  * A charge's block. While the charge awaits an answer it has an "Accept charge" and a "Decline charge"
  * button; a click disables both and calls `answer`, which applies the result (or shows why it failed).
  * @param {any} charge a charge document: `{id, state, response_due_date, items: [...]}`
- * @param {{label: string, answer: (accept: boolean) => Promise<void>}} options `label` names what the charge
- *   is on (e.g. the line's name), for the buttons' accessible names
+ * @param {{label: string, answer: (accept: boolean) => Promise<void>, holds?: string}} options `label` names
+ *   what the charge is on (e.g. the line's name), for the buttons' accessible names; `holds`, what a blocking
+ *   item holds up until it is answered (default "the work")
  */
-export function chargeBlock(charge, { label, answer }) {
+export function chargeBlock(charge, { label, answer, holds = 'the work' }) {
   const items = Array.isArray(charge.items) ? charge.items : [];
   const awaiting = charge.state === 'awaitingResponse';
   const [status, statusText] = chargeStatus(charge, items);
@@ -98,7 +99,7 @@ export function chargeBlock(charge, { label, answer }) {
           h('span', { text: itemName(item) }),
           h('span', { class: 'strong num', text: formatMoney(item.amount, item.currency) }),
           awaiting && item.blocking
-            ? h('span', { class: 'muted small', text: 'blocks the work until answered' })
+            ? h('span', { class: 'muted small', text: `blocks ${holds} until answered` })
             : null,
         ),
       ),

@@ -1,9 +1,9 @@
 // The lines of an order as cards: status, the seller's status, dates, milestones, charges, the cancellation's
-// progress and any error.
+// progress, a changed seller price and any error.
 
 import { chargeBlock } from './charges.js';
 import { h } from './dom.js';
-import { CANCELLATION_LABELS, formatDate, mefWords, ORDER_STATUS_LABELS } from './format.js';
+import { CANCELLATION_LABELS, formatDate, formatMoney, mefWords, ORDER_STATUS_LABELS } from './format.js';
 import { manualLineActions } from './manual-line.js';
 
 /**
@@ -94,7 +94,9 @@ function lineCard(line, { answerCharge, moveLine }) {
           cancellation.message ? `: ${cancellation.message}` : '',
         )
       : null,
-    line.error
+    priceChangeBlock(line),
+    // A changed price says all its error's message does, and more plainly.
+    line.error && !line.price_change
       ? h(
           'p',
           { class: 'line-error', 'data-testid': 'line-error' },
@@ -128,5 +130,52 @@ function lineCard(line, { answerCharge, moveLine }) {
       chargeBlock(charge, { label: line.name, answer: (accept) => answerCharge(line, charge, accept) }),
     ),
     manualLineActions(line, (status) => moveLine(line, status)),
+  );
+}
+
+/** "€10.00 a month · €100.00 once" in the change's currency. */
+const prices = (mrc, nrc, currency) =>
+  `${formatMoney(mrc, currency)} a month · ${formatMoney(nrc, currency)} once`;
+
+/**
+ * A line not ordered because the seller's expired quote came back at another price (`SUPPLIER_PRICE_CHANGED`):
+ * the purchase prices it was quoted at and the seller's new ones, side by side; null when it has none.
+ * @param {any} line an order line document; `price_change` is
+ *   `{quoted_mrc, quoted_nrc, new_mrc, new_nrc, currency}` in major units, or null
+ */
+function priceChangeBlock(line) {
+  const change = line.price_change ?? null;
+  if (!change) return null;
+  return h(
+    'div',
+    { class: 'line-price-change', 'data-testid': 'line-price-change' },
+    h(
+      'p',
+      { class: 'strong' },
+      'Not ordered: the seller’s price changed since the quote.',
+      line.error?.code ? h('code', { text: ` ${line.error.code}` }) : null,
+    ),
+    h(
+      'dl',
+      {},
+      h(
+        'div',
+        {},
+        h('dt', { text: 'Quoted' }),
+        h('dd', {
+          'data-testid': 'price-quoted',
+          text: prices(change.quoted_mrc, change.quoted_nrc, change.currency),
+        }),
+      ),
+      h(
+        'div',
+        {},
+        h('dt', { text: 'Now' }),
+        h('dd', {
+          'data-testid': 'price-new',
+          text: prices(change.new_mrc, change.new_nrc, change.currency),
+        }),
+      ),
+    ),
   );
 }

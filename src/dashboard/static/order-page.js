@@ -274,7 +274,7 @@ function cancellation(doc) {
     asked
       ? h(
           'p',
-          {},
+          { 'data-testid': 'cancellation-requested' },
           'Requested ',
           h('time', { datetime: asked.requested_at, text: formatDate(asked.requested_at) }),
           asked.reason ? `: “${asked.reason}”` : '',
@@ -283,6 +283,7 @@ function cancellation(doc) {
     charges.map((charge) =>
       chargeBlock(charge, {
         label: 'the cancellation',
+        holds: 'the cancellation',
         answer: (accept) =>
           change(
             'POST',
