@@ -367,6 +367,12 @@ describe('cancelling an order, and a seller’s changed price, in a real browser
       expect(done.cancellation_charges[0].items.map((item: Json) => item.state)).toEqual(['acceptedByBuyer']);
       await ui.expectText('[data-testid="order-status"]', 'Cancelled');
       await ui.expectText('[data-testid="order-progress"]', '0 of 2 completed');
+      await expect(
+        page.locator('#order-summary').getByRole('progressbar').getAttribute('aria-valuetext'),
+      ).resolves.toBe('2 of 2 lines ended');
+      await expect(
+        page.locator('#order-summary').getByRole('progressbar').getAttribute('data-status'),
+      ).resolves.toBe('ended');
       for (const line of [ziggoLine, routerLine]) {
         await ui.expectText(`${line} [data-testid="line-status"]`, 'Cancelled');
         await ui.expectText(`${line} [data-testid="line-cancellation"]`, 'Cancelled');

@@ -206,7 +206,13 @@ function summary(doc) {
             'aria-valuenow': String(percent),
             'aria-valuetext': `${counts.ended} of ${counts.total} lines ended`,
             'aria-label': 'Lines ended',
-            'data-status': FINAL_ORDER_STATUSES.includes(doc.status) ? 'completed' : 'in_progress',
+            // Only a completed order's bar is green: a cancelled or failed one ended without its lines.
+            'data-status':
+              doc.status === 'completed'
+                ? 'completed'
+                : FINAL_ORDER_STATUSES.includes(doc.status)
+                  ? 'ended'
+                  : 'in_progress',
           },
           fill,
         ),
