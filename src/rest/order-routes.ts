@@ -7,48 +7,28 @@ import { camelizeBody } from './keys.js';
 import { orderDocument } from './order-documents.js';
 import type { Route } from './route.js';
 
-/** `POST /orders/{id}/lines/{line_id}/charges/{charge_id}/accept` or `…/decline`. */
-function chargeAnswerRoute(accept: boolean): Route {
+/**
+ * `POST /orders/{id}/lines/{line_id}/charges/{charge_id}/accept` or `…/decline` (a line's charge), and
+ * `POST /orders/{id}/cancellation-charges/{charge_id}/accept` or `…/decline` (an order's cancellation charge).
+ */
+function chargeAnswerRoute(accept: boolean, of: 'line' | 'cancellation'): Route {
+  const verb = accept ? 'accept' : 'decline';
   return {
     method: 'POST',
-    path: `/orders/:id/lines/:line_id/charges/:charge_id/${accept ? 'accept' : 'decline'}`,
+    path:
+      of === 'line'
+        ? `/orders/:id/lines/:line_id/charges/:charge_id/${verb}`
+        : `/orders/:id/cancellation-charges/:charge_id/${verb}`,
     authenticated: true,
     body: false,
-    handle: async ({ ctx, params }) => ({
-      status: 200,
-      body: {
-        data: orderDocument(
-          await respondToCharge(ctx, {
-            orderId: params.id ?? '',
-            lineId: params.line_id ?? '',
-            chargeId: params.charge_id ?? '',
-            accept,
-          }),
-        ),
-      },
-    }),
-  };
-}
-
-/** `POST /orders/{id}/cancellation-charges/{charge_id}/accept` or `…/decline`. */
-function cancellationChargeAnswerRoute(accept: boolean): Route {
-  return {
-    method: 'POST',
-    path: `/orders/:id/cancellation-charges/:charge_id/${accept ? 'accept' : 'decline'}`,
-    authenticated: true,
-    body: false,
-    handle: async ({ ctx, params }) => ({
-      status: 200,
-      body: {
-        data: orderDocument(
-          await respondToCancellationCharge(ctx, {
-            orderId: params.id ?? '',
-            chargeId: params.charge_id ?? '',
-            accept,
-          }),
-        ),
-      },
-    }),
+    handle: async ({ ctx, params }) => {
+      const ids = { orderId: params.id ?? '', chargeId: params.charge_id ?? '', accept };
+      const record =
+        of === 'line'
+          ? await respondToCharge(ctx, { ...ids, lineId: params.line_id ?? '' })
+          : await respondToCancellationCharge(ctx, ids);
+      return { status: 200, body: { data: orderDocument(record) } };
+    },
   };
 }
 
@@ -115,8 +95,8 @@ export const orderRoutes: Route[] = [
       body: { data: orderDocument(await cancelOrder(ctx, params.id ?? '', camelizeBody(body))) },
     }),
   },
-  cancellationChargeAnswerRoute(true),
-  cancellationChargeAnswerRoute(false),
-  chargeAnswerRoute(true),
-  chargeAnswerRoute(false),
+  chargeAnswerRoute(true, 'cancellation'),
+  chargeAnswerRoute(false, 'cancellation'),
+  chargeAnswerRoute(true, 'line'),
+  chargeAnswerRoute(false, 'line'),
 ];

@@ -33,6 +33,17 @@ const hubRegistrations = (seller: SonataSeller, sourceKey: string) =>
       exchange.method === 'POST',
   );
 
+/** A seller with 20 ms steps and a gateway its notifications reach (`PUBLIC_BASE_URL`), with an admin. */
+async function notifiedGateway(): Promise<{ seller: SonataSeller; server: TestServer; admin: TestTenant }> {
+  const seller = await startSonataSeller({ behaviour: { stepMs: 20 } });
+  const port = await getPort({ host: '127.0.0.1' });
+  const server = await startTestServer({
+    env: { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
+  });
+  const admin = await server.tenant({ demoCatalog: false, roles: ['instance_admin', 'connectivity_check'] });
+  return { seller, server, admin };
+}
+
 describe('orders followed through the seller’s notifications', () => {
   let seller: SonataSeller;
   let server: TestServer;
@@ -40,12 +51,7 @@ describe('orders followed through the seller’s notifications', () => {
   let eurofiberId: string;
 
   beforeAll(async () => {
-    seller = await startSonataSeller({ behaviour: { stepMs: 20 } });
-    const port = await getPort({ host: '127.0.0.1' });
-    server = await startTestServer({
-      env: { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
-    });
-    admin = await server.tenant({ demoCatalog: false, roles: ['instance_admin', 'connectivity_check'] });
+    ({ seller, server, admin } = await notifiedGateway());
     eurofiberId = await registerSonata(
       admin,
       'eurofiber',
@@ -142,12 +148,7 @@ describe('a notifying seller whose events arrive before its answer to the placem
   let admin: TestTenant;
 
   beforeAll(async () => {
-    seller = await startSonataSeller({ behaviour: { stepMs: 20 } });
-    const port = await getPort({ host: '127.0.0.1' });
-    server = await startTestServer({
-      env: { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
-    });
-    admin = await server.tenant({ demoCatalog: false, roles: ['instance_admin', 'connectivity_check'] });
+    ({ seller, server, admin } = await notifiedGateway());
     // Every answer leaves 300 ms after the seller acted: a new order's events (20 ms steps) come first.
     await registerSonata(
       admin,

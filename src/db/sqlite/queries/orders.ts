@@ -301,29 +301,29 @@ export const updateCancellationCharge: Op<'updateCancellationCharge'> = async (d
     { behavior: 'immediate' },
   );
 
-export const markSupplierOrderCancelPosting: Op<'markSupplierOrderCancelPosting'> = async (
-  db,
-  supplierOrderId,
-  owner,
-  now,
+/** Writes `values` to a supplier order while `owner` holds its lease: whether it did. */
+const writeWhileLeased = (
+  db: SqliteDb,
+  supplierOrderId: string,
+  owner: string,
+  now: Date,
+  values: { postedAt: Date } | { cancelPostedAt: Date },
 ) =>
   db
     .update(supplierOrders)
-    .set({ cancelPostedAt: now })
+    .set(values)
     .where(conditions.leasedSupplierOrder(supplierOrders, supplierOrderId, owner, now))
     .run().changes === 1;
 
-export const markSupplierOrderPosting: Op<'markSupplierOrderPosting'> = async (
+export const markSupplierOrderCancelPosting: Op<'markSupplierOrderCancelPosting'> = async (
   db,
-  supplierOrderId,
+  id,
   owner,
   now,
-) =>
-  db
-    .update(supplierOrders)
-    .set({ postedAt: now })
-    .where(conditions.leasedSupplierOrder(supplierOrders, supplierOrderId, owner, now))
-    .run().changes === 1;
+) => writeWhileLeased(db, id, owner, now, { cancelPostedAt: now });
+
+export const markSupplierOrderPosting: Op<'markSupplierOrderPosting'> = async (db, id, owner, now) =>
+  writeWhileLeased(db, id, owner, now, { postedAt: now });
 
 export const hurrySupplierOrders: Op<'hurrySupplierOrders'> = async (db, sourceId, sellerOrderId, now) =>
   db
