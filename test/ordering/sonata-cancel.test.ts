@@ -134,10 +134,16 @@ describe('cancelling orders at Sonata sellers', () => {
       items: [expect.objectContaining({ amount: 500, currency: 'EUR', blocking: true })],
     });
 
-    const accepted = await admin.api.post(`/orders/${order.id}/cancellation-charges/${charge.id}/accept`, undefined);
+    const accepted = await admin.api.post(
+      `/orders/${order.id}/cancellation-charges/${charge.id}/accept`,
+      undefined,
+    );
     expect(accepted.status).toBe(200);
     expect(accepted.body.data.cancellation_charges[0].state).not.toBe('awaitingResponse');
-    const again = await admin.api.post(`/orders/${order.id}/cancellation-charges/${charge.id}/decline`, undefined);
+    const again = await admin.api.post(
+      `/orders/${order.id}/cancellation-charges/${charge.id}/decline`,
+      undefined,
+    );
     expect(again.status).toBe(409);
 
     const done = await orderWhen(admin, order.id, (each) => each.status === 'cancelled');

@@ -91,7 +91,7 @@ describe('ordering lines whose seller quote has expired', () => {
     const [kpnOrder] = exchangesOf('kpn-wba', 'POST', '/productOrder');
     const kpnQuotes = exchangesOf('kpn-wba', 'POST', '/quote').map((each) => each.responseBody as Json);
     expect(kpnQuotes).toHaveLength(2);
-    const item = (kpnOrder?.requestBody as Json).productOrderItem[0];
+    const item = ((kpnOrder?.requestBody ?? {}) as Json).productOrderItem?.[0];
     expect(item.quoteItem.quoteId).toBe(kpnQuotes[1]?.id);
     expect(item.quoteItem.quoteId).not.toBe(kpnQuote?.id);
     expect(eurofiberQuote?.id).toBeDefined();

@@ -135,7 +135,11 @@ describe('REST responses of the contract flow', () => {
     const [kept, ...others] = cancelled.body.data.lines.map((line: Json) => line.status);
     expect([kept, [...new Set(others)]]).toEqual(['completed', ['cancelled']]);
     for (const verb of ['accept', 'decline']) {
-      const unknown = await call(api, 'POST', `/orders/${orderId}/cancellation-charges/no-such-charge/${verb}`);
+      const unknown = await call(
+        api,
+        'POST',
+        `/orders/${orderId}/cancellation-charges/no-such-charge/${verb}`,
+      );
       expect(unknown.status).toBe(404);
     }
   });

@@ -42,9 +42,7 @@ export const orders = pgTable(
     cancelReason: text(),
     cancelRequestedAt: instant(),
     cancelRequestedByUserId: text().references(() => users.id),
-    cancellationCharges: jsonb().$type<CancellationCharge[]>()
-      .notNull()
-      .default([]),
+    cancellationCharges: jsonb().$type<CancellationCharge[]>().notNull().default([]),
     version: integer().notNull(),
     ...timestamps,
   },

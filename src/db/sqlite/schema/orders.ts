@@ -41,9 +41,7 @@ export const orders = sqliteTable(
     cancelReason: text(),
     cancelRequestedAt: integer({ mode: 'timestamp_ms' }),
     cancelRequestedByUserId: text().references(() => users.id),
-    cancellationCharges: text({ mode: 'json' }).$type<CancellationCharge[]>()
-      .notNull()
-      .default([]),
+    cancellationCharges: text({ mode: 'json' }).$type<CancellationCharge[]>().notNull().default([]),
     version: integer().notNull(),
     ...timestamps,
   },
