@@ -53,6 +53,9 @@ const PLACE_ORDER = `mutation ($input: PlaceOrderInput!) { placeOrder(input: $in
 const MOVE_LINE = `mutation ($input: UpdateManualOrderLineInput!) {
   updateManualOrderLine(input: $input) { order { id } } }`;
 const RESPOND = `mutation ($input: RespondToChargeInput!) { respondToCharge(input: $input) { order { id } } }`;
+const CANCEL = `mutation ($input: CancelOrderInput!) { cancelOrder(input: $input) { order { id } } }`;
+const RESPOND_CANCELLATION = `mutation ($input: RespondToCancellationChargeInput!) {
+  respondToCancellationCharge(input: $input) { order { id } } }`;
 const ASSIGN = `mutation ($c: ID!, $p: ID!) { assignPricePlan(customerId: $c, pricePlanId: $p) { customer { id } } }`;
 
 const productLists = [
@@ -84,6 +87,34 @@ const fixtures: Record<string, IdCheck[]> = {
       operation: (id) => ({ query: PLACE_ORDER, variables: { input: { quoteId: id } } }),
     },
   ],
+  'cancelOrder(input.orderId)': [
+    {
+      kind: 'order',
+      expects: 'NOT_FOUND',
+      operation: (id) => ({ query: CANCEL, variables: { input: { orderId: id, reason: 'Moved.' } } }),
+    },
+  ],
+  ...Object.fromEntries(
+    (
+      [
+        ['orderId', 'order'],
+        // A charge id is the seller's; A's order id stands in for an id of A's.
+        ['chargeId', 'order'],
+      ] as const
+    ).map(([field, kind]) => [
+      `respondToCancellationCharge(input.${field})`,
+      [
+        {
+          kind,
+          expects: 'NOT_FOUND' as const,
+          operation: (id: string, own: Objects) => ({
+            query: RESPOND_CANCELLATION,
+            variables: { input: { orderId: own.order, chargeId: 'chg-1', accept: true, [field]: id } },
+          }),
+        },
+      ],
+    ]),
+  ),
   'updateManualOrderLine(input.orderId)': [
     {
       kind: 'order',

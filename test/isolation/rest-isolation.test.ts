@@ -133,6 +133,29 @@ const fixtures: Record<string, Partial<Record<Slot, IdCheck>>> = {
       request: (id) => ({ method: 'POST', path: '/orders', body: { quote_id: id } }),
     },
   },
+  'POST /orders/:id/cancel': {
+    'path:id': {
+      kind: 'order',
+      request: (id) => ({ method: 'POST', path: `/orders/${id}/cancel`, body: { reason: 'Moved.' } }),
+    },
+  },
+  ...Object.fromEntries(
+    (['accept', 'decline'] as const).map((verb) => {
+      const path = (order?: string, charge = 'chg-1') =>
+        `/orders/${order}/cancellation-charges/${charge}/${verb}`;
+      return [
+        `POST /orders/:id/cancellation-charges/:charge_id/${verb}`,
+        {
+          'path:id': { kind: 'order', request: (id: string) => ({ method: 'POST', path: path(id) }) },
+          // A charge id is the seller's; A's order id stands in for an id of A's.
+          'path:charge_id': {
+            kind: 'order',
+            request: (id: string, own: Objects) => ({ method: 'POST', path: path(own.order, id) }),
+          },
+        } satisfies Partial<Record<Slot, IdCheck>>,
+      ];
+    }),
+  ),
   'PATCH /orders/:id/lines/:line_id': {
     'path:id': {
       kind: 'order',

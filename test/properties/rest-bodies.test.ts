@@ -224,6 +224,13 @@ const fixtures: Record<string, BodyFixture> = {
       },
     ],
   },
+  'POST /orders/:id/cancel': {
+    path: () => `/orders/${world.cancelOrder}/cancel`,
+    api: () => tenant.api,
+    success: 202,
+    // The first valid body cancels the order; later ones are refused (409) and write nothing.
+    valid: () => [{ reason: 'The customer moved offices.' }],
+  },
   'POST /quotes/:id/products': {
     path: () => `/quotes/${world.quote}/products`,
     api: () => tenant.api,
@@ -284,6 +291,14 @@ beforeAll(async () => {
       instance_product_ids: [world.instanceProduct],
     })
   ).body.data.id;
+  const cancelQuote = (
+    await api.post('/quotes', {
+      name: 'To cancel',
+      customer_id: world.customer,
+      instance_product_ids: [world.instanceProduct],
+    })
+  ).body.data.id;
+  world.cancelOrder = (await api.post('/orders', { quote_id: cancelQuote })).body.data.id;
   // Gathering writes rows in the background; with it stopped, every row a request writes is its own.
   await server.app.worker.stop();
 }, 60_000);
