@@ -10,7 +10,7 @@ import { orderSellers } from './order-sellers.js';
 
 /**
  * Requests gathered at once. Small: a Sonata query (token, POQ, its wait, Quote, its wait) must finish
- * within the source's 10 s timeout, bulkhead queue included, and this part is not what is measured.
+ * within the source's timeout, bulkhead queue included, and this part is not what is measured.
  */
 const batchSize = 25;
 /** Times an address is gathered before the preparation gives up on it. */
@@ -29,12 +29,14 @@ async function inBatches<T, R>(items: readonly T[], width: number, work: (item: 
 
 /**
  * Gathers one request per address `indexes` (`benchAddress`) and returns, per address gathered with a
- * product of every seller's network, those products' ids; the others are left out.
+ * product of every seller's network, those products' ids; the others are left out, and why is counted in
+ * `failures` (`not completed`, or a network and its source's error code).
  */
 async function gatherProducts(
   baseUrl: string,
   token: string,
   indexes: readonly number[],
+  failures: Map<string, number>,
 ): Promise<Map<number, string[]>> {
   const watch = await watchCompletions(`${baseUrl.replace('http', 'ws')}/graphql`, token);
   let created: { id: string }[];
@@ -48,10 +50,23 @@ async function gatherProducts(
   const found = new Map<number, string[]>();
   await inBatches(created, parallelQuotes, async ({ id }) => {
     const { body } = await requestJson(`${baseUrl}/availability-requests/${id}`, { token });
-    const products = body.data.products as { id: string; network: string }[];
+    const { status, products, sources } = body.data as {
+      status: string;
+      products: { id: string; network: string }[];
+      sources: { network: string; error: { code: string } | null }[];
+    };
     const ids = orderSellers.map(({ network }) => products.find((each) => each.network === network)?.id);
     const index = indexes[created.findIndex((request) => request.id === id)];
     if (index !== undefined && ids.every((product) => product !== undefined)) found.set(index, ids);
+    else {
+      const reasons =
+        status === 'completed'
+          ? sources
+              .filter((source) => source.error)
+              .map((source) => `${source.network}: ${source.error?.code}`)
+          : [`not completed (${status})`];
+      for (const reason of reasons) failures.set(reason, (failures.get(reason) ?? 0) + 1);
+    }
   });
   return found;
 }
@@ -71,15 +86,19 @@ export async function prepareOrderQuotes(
   firstAddress: number,
 ): Promise<string[]> {
   const products = new Map<number, string[]>();
+  const failures = new Map<string, number>();
   const wanted = Array.from({ length: count }, (_, k) => firstAddress + k);
   for (let attempt = 1; products.size < count; attempt += 1) {
     const missing = wanted.filter((index) => !products.has(index));
-    if (attempt > attemptsPerAddress)
+    if (attempt > attemptsPerAddress) {
+      const why = [...failures].map(([reason, times]) => `${reason} × ${times}`).join(', ');
       throw new Error(
-        `${missing.length} addresses lack a product of a seller after ${attemptsPerAddress} requests`,
+        `${missing.length} addresses lack a product of a seller after ${attemptsPerAddress} requests (${why})`,
       );
+    }
     for (let start = 0; start < missing.length; start += batchSize) {
-      const found = await gatherProducts(baseUrl, token, missing.slice(start, start + batchSize));
+      const batch = missing.slice(start, start + batchSize);
+      const found = await gatherProducts(baseUrl, token, batch, failures);
       for (const [index, ids] of found) products.set(index, ids);
     }
   }

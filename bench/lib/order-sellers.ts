@@ -30,6 +30,13 @@ export const orderProcessingMs = 3 * orderStepMs;
 /** Every seller call is answered in 50–400 ms (uniform), as in the gathering scenarios. */
 const latency = { latencyMinMs: 50, latencyMaxMs: 400 };
 
+/**
+ * Each source's `timeoutMs`: a whole deferred query (token, POQ, its wait, Quote, its wait) and each order
+ * step, bulkhead queue included, must fit in it. 30 s rather than the gathering scenarios' 10 s: the quotes
+ * are gathered on a machine that may be busy, where a burst of timeouts opens the source's breaker for 30 s.
+ */
+const sellerTimeoutMs = 30_000;
+
 /** The sellers of one run, with a recorder of every call they answer. */
 export interface OrderSellers {
   /** Registers the sources in instance `code`, through the operator resolvers the CLI uses. */
@@ -46,8 +53,8 @@ export interface OrderSellers {
 /**
  * Starts the deferred Sonata seller on 127.0.0.1 (each call 50–400 ms, an order done
  * {@link orderProcessingMs} after its acknowledgement); the sources registered get `concurrency` calls in
- * flight each (their bulkhead), a 10 s timeout and the given `poll` back-off (the adapter's default when
- * absent).
+ * flight each (their bulkhead), a {@link sellerTimeoutMs} timeout and the given `poll` back-off (the
+ * adapter's default when absent).
  */
 export async function startOrderSellers(options: {
   concurrency: number;
@@ -64,7 +71,7 @@ export async function startOrderSellers(options: {
           name: `Simulated ${key}`,
           network,
           countryCodes: ['NL'],
-          timeoutMs: 10_000,
+          timeoutMs: sellerTimeoutMs,
           concurrency: options.concurrency,
           type: 'mef-sonata',
           sonata: {

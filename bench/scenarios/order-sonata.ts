@@ -244,8 +244,8 @@ function measurements(scenario: string, run: OrderRun, round: number): Measureme
  * 200 orders of three lines, one per deferred Sonata seller (kpn-weas, colt, ziggo of the simulator: every
  * call 50–400 ms, an order completed 999 ms — three 333 ms steps — after the seller acknowledged it), placed
  * at once with `POST /orders` after their quotes were prepared (not timed). The gateway runs as deployed
- * with `GATHERING_CONCURRENCY=64` and 16 calls per seller, the adapter's default poll back-off (250 ms,
- * doubling, at most 5 s). Each run uses a fresh database copy, instance and seller and yields two rows: the
+ * with `GATHERING_CONCURRENCY=64`, 16 calls per seller, a 30 s source timeout and the adapter's default poll
+ * back-off (250 ms, doubling, at most 5 s). Each run uses a fresh database copy, instance and seller and yields two rows: the
  * bound computed from that run's own seller latencies (baseline) and the gateway's wall time — twice
  * (bound, run, bound, run), once with `--quick`.
  *
