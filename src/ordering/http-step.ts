@@ -22,6 +22,7 @@ import {
 } from './http-supplier/cancellation.js';
 import { HttpSupplierOrdering } from './http-supplier/ordering.js';
 import { placementSettleMs } from './sonata-step.js';
+import { cancelledUnsentLines, failedLines } from './step-lines.js';
 import type { SupplierOrderStep, SupplierOrderStepper } from './worker.js';
 
 /** How often a placed order is read: after `initialDelayMs`, doubling per attempt up to `maxDelayMs`. */
@@ -151,25 +152,14 @@ export function createHttpOrderStep(options: HttpStepOptions): SupplierOrderStep
       nextCheckAt: null,
       errorCode: code,
       errorMessage: message,
-      lines: lines.map((line) => ({
-        lineId: line.id,
-        status: 'failed',
-        errorCode: code,
-        errorMessage: message,
-      })),
+      lines: failedLines(lines, code, message),
     });
     const cancelAsked = httpCancellationPending(supplierOrder);
     const cancelledUnsent = (): SupplierOrderStep => ({
       ...unchanged,
       status: 'ended',
       nextCheckAt: null,
-      lines: lines
-        .filter((line) => !ended(line.status))
-        .map((line) => ({
-          lineId: line.id,
-          status: 'cancelled',
-          cancellation: { state: 'done', message: null },
-        })),
+      lines: cancelledUnsentLines(lines),
     });
     const offerIds = new Map(
       lines.flatMap((line) => (line.orderTerms?.kind === 'http' ? [[line.id, line.orderTerms.offerId]] : [])),

@@ -24,6 +24,7 @@ import {
 } from './sonata-cancellation.js';
 import { requoteExpiredLines } from './sonata-expired-quotes.js';
 import type { SonataRequoteDeps } from './sonata-requote.js';
+import { cancelledUnsentLines, failedLines } from './step-lines.js';
 import type { SupplierOrderStep, SupplierOrderStepper } from './worker.js';
 
 /** What the Sonata step needs. */
@@ -174,12 +175,7 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
       nextCheckAt: null,
       errorCode: code,
       errorMessage: message,
-      lines: lines.map((line) => ({
-        lineId: line.id,
-        status: 'failed',
-        errorCode: code,
-        errorMessage: message,
-      })),
+      lines: failedLines(lines, code, message),
     });
     const parsed = sonataSourceSettingsSchema.safeParse(storedSonataSettings(source));
     if (!parsed.success) return failLines('NOT_CONFIGURED', 'The source has no valid MEF Sonata settings.');
@@ -208,13 +204,7 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
       nextCheckAt: null,
       errorCode: null,
       errorMessage: null,
-      lines: lines
-        .filter((line) => !finalOrderLineStatuses.includes(line.status))
-        .map((line) => ({
-          lineId: line.id,
-          status: 'cancelled',
-          cancellation: { state: 'done', message: null },
-        })),
+      lines: cancelledUnsentLines(lines),
     });
     // Set while the placement itself is sent: a final refusal of it (400, 422, 401) means the seller took
     // nothing; a final failure of a lookup or a read does not say so, and is tried again instead.
