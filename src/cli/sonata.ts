@@ -69,6 +69,12 @@ const settingsOptions: readonly (readonly [flags: string, description: string, n
   ['--seller-id <id>', 'sellerId, when the seller represents several sellers', false],
   ['--poll-initial-ms <ms>', 'first wait between polls of a deferred answer (default on add: 250)', false],
   ['--poll-max-ms <ms>', 'longest wait between polls (default on add: 5000)', false],
+  ['--order-poll-initial-ms <ms>', 'first wait before a placed order is read (default on add: 1000)', false],
+  [
+    '--order-poll-max-ms <ms>',
+    'longest wait between reads of a placed order (default on add: 300000)',
+    false,
+  ],
   [
     '--billing-account-id <id>',
     'billing account named by every order item (default: the buyer id, else the instance code)',
@@ -124,6 +130,10 @@ export function givenSonataSettings(options: CliOptions): Record<string, unknown
         offerings === undefined ? undefined : camelizeBody(jsonOrFile('--offerings', offerings)),
       interaction: text('interaction'),
       poll: present({ initialDelayMs: number('pollInitialMs'), maxDelayMs: number('pollMaxMs') }),
+      orderPoll: present({
+        initialDelayMs: number('orderPollInitialMs'),
+        maxDelayMs: number('orderPollMaxMs'),
+      }),
       billingAccountId: text('billingAccountId'),
     }) ?? {}
   );

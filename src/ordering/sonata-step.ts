@@ -17,6 +17,7 @@ import { sonataBillingAccountId, sonataOrderContact } from './mef-sonata/order-r
 import { lineStatusOf } from './mef-sonata/order-states.js';
 import type { SonataOrdering } from './mef-sonata/ordering-client.js';
 import type { OrderListeners } from './order-listeners.js';
+import { nextOrderReadDelayMs } from './order-reads.js';
 import {
   cancellationPending,
   type SonataCancellationStep,
@@ -58,8 +59,9 @@ export function placementSettleMs(source: { timeoutMs: number }): number {
 }
 
 /**
- * The wait before the next read of a placed order: the source's poll back-off (`poll.initialDelayMs`,
- * doubling per attempt up to `poll.maxDelayMs`), as its POQs and Quotes are polled.
+ * The wait before a placement is looked for again, a failed call tried again or a cancellation read again:
+ * the source's poll back-off (`poll.initialDelayMs`, doubling per attempt up to `poll.maxDelayMs`), as its
+ * POQs and Quotes are polled. A placed order itself is read at its own pace (`nextOrderReadDelayMs`).
  */
 export function nextPollDelayMs(settings: SonataSourceSettings, attempts: number): number {
   const { initialDelayMs, maxDelayMs } = settings.poll;
@@ -336,19 +338,19 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
         const status = recorded.find((step) => step.lineId === line.id)?.status ?? line.status;
         return finalOrderLineStatuses.includes(status);
       });
+      const at = now();
+      // A cancellation under way is followed at the poll's pace; the order itself at its own.
+      const wait = cancel?.pending
+        ? nextPollDelayMs(settings, supplierOrder.attempts)
+        : notified
+          ? NOTIFIED_SAFETY_READ_MS
+          : nextOrderReadDelayMs(settings.orderPoll, lines, recorded, at);
       return {
         readAt,
         status: ended ? 'ended' : 'following',
         sellerOrderId: view.id,
         sellerState: view.state,
-        nextCheckAt: ended
-          ? null
-          : new Date(
-              now().getTime() +
-                (notified && !cancel?.pending
-                  ? NOTIFIED_SAFETY_READ_MS
-                  : nextPollDelayMs(settings, supplierOrder.attempts)),
-            ),
+        nextCheckAt: ended ? null : new Date(at.getTime() + wait),
         errorCode: null,
         errorMessage: null,
         ...(cancel

@@ -71,6 +71,16 @@ const SonataPoll = builder.objectRef<ShownSonataSettings['poll']>('SonataPoll').
   }),
 });
 
+const SonataOrderPoll = builder.objectRef<ShownSonataSettings['orderPoll']>('SonataOrderPoll').implement({
+  description:
+    'When a placed order is read (without notifications): again after as long as it has been quiet, ' +
+    'between initialDelayMs and maxDelayMs, or at an item’s expected completion date when that is sooner.',
+  fields: (t) => ({
+    initialDelayMs: t.exposeInt('initialDelayMs'),
+    maxDelayMs: t.exposeInt('maxDelayMs'),
+  }),
+});
+
 const SonataSettings = builder.objectRef<ShownSonataSettings>('SonataSettings').implement({
   description: 'The settings of a mef-sonata source (docs/mef-sonata.md), without its client secret.',
   fields: (t) => ({
@@ -82,6 +92,7 @@ const SonataSettings = builder.objectRef<ShownSonataSettings>('SonataSettings').
     productOfferings: t.field({ type: [SonataProductOffering], resolve: (s) => s.productOfferings }),
     interaction: t.field({ type: SonataInteraction, resolve: (s) => s.interaction }),
     poll: t.field({ type: SonataPoll, resolve: (s) => s.poll }),
+    orderPoll: t.field({ type: SonataOrderPoll, resolve: (s) => s.orderPoll }),
     billingAccountId: t.exposeString('billingAccountId', {
       nullable: true,
       description:
@@ -178,6 +189,14 @@ const SonataPollInput = builder.inputType('SonataPollInput', {
   }),
 });
 
+const SonataOrderPollInput = builder.inputType('SonataOrderPollInput', {
+  description: 'When a placed order is read, ms (defaults 1000 and 300000).',
+  fields: (t) => ({
+    initialDelayMs: t.int(),
+    maxDelayMs: t.int(),
+  }),
+});
+
 const SonataSettingsInput = builder.inputType('SonataSettingsInput', {
   description: 'The settings of a mef-sonata source (docs/mef-sonata.md).',
   fields: (t) => ({
@@ -193,6 +212,7 @@ const SonataSettingsInput = builder.inputType('SonataSettingsInput', {
     productOfferings: t.field({ type: [SonataProductOfferingInput], required: true }),
     interaction: t.field({ type: SonataInteraction, required: true }),
     poll: t.field({ type: SonataPollInput }),
+    orderPoll: t.field({ type: SonataOrderPollInput }),
     billingAccountId: t.string({
       description:
         'The buyer’s billing account at the seller, sent with every order item (MEF 123 R33); left out, ' +

@@ -219,6 +219,8 @@ for (const mode of ['shared mode (REDIS_URL)', 'without Redis'] as const) {
         'eurofiber-sonata',
         '--poll-max-ms',
         '2000',
+        '--order-poll-initial-ms',
+        '60000',
       ]);
       const disabled = await run(['source', 'disable', '--instance', code, '--source', httpSourceId]);
       const enabled = await run(['source', 'enable', '--instance', code, '--source', httpSourceId]);
@@ -243,9 +245,10 @@ for (const mode of ['shared mode (REDIS_URL)', 'without Redis'] as const) {
         true,
         { initial_delay_ms: 250, max_delay_ms: 5000 },
       ]);
-      expect([updated.id, updated.sonata.poll]).toEqual([
+      expect([updated.id, updated.sonata.poll, updated.sonata.order_poll]).toEqual([
         sonata.id,
         { initial_delay_ms: 250, max_delay_ms: 2000 },
+        { initial_delay_ms: 60_000, max_delay_ms: 300_000 },
       ]);
       expect([disabled.id, disabled.enabled, enabled.enabled]).toEqual([httpSourceId, false, true]);
     });

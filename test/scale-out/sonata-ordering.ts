@@ -136,6 +136,7 @@ export async function useSonataSellers(
           productOfferings: sonataProductOfferings(catalog, key),
           interaction: 'INSTANT',
           poll: { initialDelayMs: 5, maxDelayMs: 40 },
+          orderPoll: { initialDelayMs: 5, maxDelayMs: 40 },
         },
       },
     });

@@ -15,6 +15,7 @@ const FIELDS = `id key type endpointUrl hasCredentials timeoutMs
     buyerContact { name emailAddress number organization }
     productOfferings { productOfferingId technologyType connectionType bandwidths { download upload } contractTerms }
     poll { initialDelayMs maxDelayMs }
+    orderPoll { initialDelayMs maxDelayMs }
   }`;
 const REGISTER = `mutation ($input: RegisterSonataSourceInput!) { registerSonataSource(input: $input) { source { ${FIELDS} } } }`;
 const UPDATE = `mutation ($id: ID!, $sonata: SonataSettingsInput!) {
@@ -68,6 +69,7 @@ const shown = {
     },
     productOfferings: sonata.productOfferings,
     poll: { initialDelayMs: 250, maxDelayMs: 5000 },
+    orderPoll: { initialDelayMs: 1000, maxDelayMs: 300_000 },
   },
 };
 
@@ -148,7 +150,13 @@ describe('registerSonataSource and updateSonataSource', () => {
     const { clientSecret: _secret, ...oauth2 } = sonata.oauth2;
     const updated = await admin.api.graphql(UPDATE, {
       id,
-      sonata: { ...sonata, oauth2, interaction: 'DEFERRED', poll: { maxDelayMs: 2000 } },
+      sonata: {
+        ...sonata,
+        oauth2,
+        interaction: 'DEFERRED',
+        poll: { maxDelayMs: 2000 },
+        orderPoll: { initialDelayMs: 60_000 },
+      },
     });
     const http = await admin.api.graphql(
       'mutation ($input: RegisterSourceInput!) { registerSource(input: $input) { source { id } } }',
@@ -167,7 +175,12 @@ describe('registerSonataSource and updateSonataSource', () => {
     expect(updated.data.updateSonataSource.source).toEqual({
       id,
       ...shown,
-      sonata: { ...shown.sonata, interaction: 'DEFERRED', poll: { initialDelayMs: 250, maxDelayMs: 2000 } },
+      sonata: {
+        ...shown.sonata,
+        interaction: 'DEFERRED',
+        poll: { initialDelayMs: 250, maxDelayMs: 2000 },
+        orderPoll: { initialDelayMs: 60_000, maxDelayMs: 300_000 },
+      },
     });
     const [row] = (await storedRows(server.app.services.db, 'sources', { id })) as Json[];
     expect(row.credentials).toBe(secret);

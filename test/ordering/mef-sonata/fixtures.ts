@@ -90,6 +90,7 @@ export function settingsFor(
     ],
     interaction: 'instant',
     poll: { initialDelayMs: 5, maxDelayMs: 40 },
+    orderPoll: { initialDelayMs: 5, maxDelayMs: 40 },
     ...fields,
   };
 }

@@ -36,6 +36,20 @@ export const sonataPollSchema = z.strictObject({
   maxDelayMs: z.number().int().min(1).max(300_000).default(5_000),
 });
 
+/**
+ * How the order worker reads a placed order it is not notified of (MEF 123 `GET /productOrder/{id}`), in
+ * milliseconds. An order is read again after as long as it has been quiet (since its lines last changed),
+ * never sooner than `initialDelayMs` nor later than `maxDelayMs`: the wait doubles while nothing happens and
+ * starts again at `initialDelayMs` after each change. When an open item's `expectedCompletionDate` (MEF 123
+ * R46) comes before that, the order is read then. Orders move in hours to weeks, not in the seconds a POQ
+ * takes, so this is not {@link sonataPollSchema}: by default a first read 1 s after the placement, and at
+ * least one read every 5 minutes (about 6,000 reads over a three-week delivery that never changes).
+ */
+export const sonataOrderPollSchema = z.strictObject({
+  initialDelayMs: z.number().int().min(1).max(3_600_000).default(1_000),
+  maxDelayMs: z.number().int().min(1).max(86_400_000).default(300_000),
+});
+
 const code = z.string().min(1).max(50);
 
 /**
@@ -78,7 +92,8 @@ export type SonataProductOfferingSettings = z.output<typeof sonataProductOfferin
  * - `productOfferings`: the offerings to qualify ({@link sonataProductOfferingSchema}).
  * - `interaction`: `instant` (`instantSyncQualification` / `instantSyncQuote` true), `deferred` (false,
  *   then poll `GET …/{id}`), `notifications` (false, register a hub listener, wait for its events).
- * - `poll`: the polling back-off ({@link sonataPollSchema}).
+ * - `poll`: the polling back-off of POQs and Quotes ({@link sonataPollSchema}).
+ * - `orderPoll`: when placed orders are read ({@link sonataOrderPollSchema}).
  * - `billingAccountId`: the buyer's billing account at the seller, sent as every order item's
  *   `billingAccount.id` (MEF 123 R33: required on every `add` item). Optional: without it, orders name the
  *   `buyerId`, else the code of the instance the source belongs to (`sonataBillingAccountId` in
@@ -98,6 +113,7 @@ export const sonataSourceSettingsSchema = z.strictObject({
   productOfferings: z.array(sonataProductOfferingSchema).min(1).max(50),
   interaction: z.enum(['instant', 'deferred', 'notifications']),
   poll: sonataPollSchema.prefault({}),
+  orderPoll: sonataOrderPollSchema.prefault({}),
   billingAccountId: z.string().min(1).max(200).optional(),
 });
 

@@ -161,6 +161,7 @@ export function sellerSettings(
     productOfferings: sonataProductOfferings(catalog, sourceKey),
     interaction,
     poll: { initialDelayMs: 5, maxDelayMs: 40 },
+    orderPoll: { initialDelayMs: 5, maxDelayMs: 40 },
     ...rest,
   };
 }

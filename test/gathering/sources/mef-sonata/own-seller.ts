@@ -46,6 +46,7 @@ export async function startOwnSeller(): Promise<OwnSeller> {
       ],
       interaction: 'instant',
       poll: { initialDelayMs: 5, maxDelayMs: 40 },
+      orderPoll: { initialDelayMs: 5, maxDelayMs: 40 },
       ...fields,
     }),
     poq: () => ({ status: 500, body: { code: 'internalError', reason: 'not set' } }),
