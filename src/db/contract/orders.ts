@@ -386,8 +386,8 @@ export interface OrderOperations {
   /**
    * Claims up to `limit` due supplier orders (`nextCheckAt <= now`, not ended, no live lease) for `owner`
    * until `now + leaseMs`, counting an attempt each, in one transaction; each claimed one with its source,
-   * order, customer and lines. Concurrent claimers never claim the same one (SQLite: `BEGIN IMMEDIATE`;
-   * PostgreSQL: `FOR UPDATE SKIP LOCKED`).
+   * order, customer and lines, in the order they fell due (`nextCheckAt`, then id bytewise). Concurrent
+   * claimers never claim the same one (SQLite: `BEGIN IMMEDIATE`; PostgreSQL: `FOR UPDATE SKIP LOCKED`).
    */
   claimSupplierOrders: (
     owner: string,

@@ -21,11 +21,9 @@ import type {
   ManualLineMove,
   OrderCharge,
   OrderLineRow,
-  OrderRecord,
   OrderSliceQuery,
   SupplierOrderProgress,
 } from '../contract/index.js';
-import { orderStatusOf } from './orders.js';
 
 /** The `orders` columns the conditions read. */
 export interface OrderColumns {
@@ -175,13 +173,4 @@ export function manualMoveValues(move: ManualLineMove) {
 export function chargesReplacing(line: OrderLineRow | undefined, charge: OrderCharge): OrderCharge[] | null {
   if (!line?.charges.some((each) => each.id === charge.id)) return null;
   return line.charges.map((each) => (each.id === charge.id ? charge : each));
-}
-
-/**
- * An order after a change of its lines: its status derived again (`orderStatusOf`), its version one up, its
- * time `now` — the record the transaction commits and its `order:changed` event carries.
- */
-export function touchedOrder(record: OrderRecord, now: Date): OrderRecord {
-  const status = orderStatusOf(record.lines);
-  return { ...record, order: { ...record.order, status, version: record.order.version + 1, updatedAt: now } };
 }

@@ -1,21 +1,25 @@
 /**
  * What both dialects' order operations build the same way (`OrderOperations`): new rows, the order's status
- * from its lines, the applied progress of a line, records from rows and the `order:changed` events. The SQL
- * is in the dialects' `queries/orders.ts`.
+ * from its lines, the applied progress of a line and of a supplier order's step, claims and records from
+ * rows and the `order:changed` events. The SQL is in the dialects' `queries/orders.ts`.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { newId } from '../../ids.js';
 import type {
+  ClaimedSupplierOrder,
   ManualLineRefusal,
   NewOrder,
   NewOutboxEvent,
   OrderLineRow,
   OrderRecord,
   OrderRow,
+  SourceRow,
   SupplierLineProgress,
+  SupplierOrderProgress,
   SupplierOrderRow,
 } from '../contract/index.js';
 import { finalOrderLineStatuses, type OrderLineStatus, type OrderStatus } from '../values.js';
+import { cancellationChargesOf } from './order-cancellation.js';
 
 /**
  * An order's status from its lines' (issue "Orders, part 1", item 6): `cancelled` when every line was
@@ -159,6 +163,120 @@ function sameValue(a: unknown, b: unknown): boolean {
     return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
   }
   return isDeepStrictEqual(a, b);
+}
+
+/**
+ * An order after a change of its lines: its status derived again (`orderStatusOf`), its version one up, its
+ * time `now` — the record the transaction commits and its `order:changed` event carries.
+ */
+export function touchedOrder(record: OrderRecord, now: Date): OrderRecord {
+  const status = orderStatusOf(record.lines);
+  return { ...record, order: { ...record.order, status, version: record.order.version + 1, updatedAt: now } };
+}
+
+/**
+ * A value as its column gives it back once written: a date as a new `Date` of the same time, a JSON value
+ * through its text (as both stores write it: `JSON.stringify`), so without `undefined` members.
+ * PostgreSQL's `jsonb` may give an object's keys back in another order, which no comparison of records sees.
+ */
+function asStored<T>(value: T): T {
+  if (value instanceof Date) return new Date(value.getTime()) as T;
+  if (value !== null && typeof value === 'object') return JSON.parse(JSON.stringify(value)) as T;
+  return value;
+}
+
+/** What recording one supplier order's step writes, and the order's record it leaves. */
+export interface SupplierOrderStepWrites {
+  /** Each line update, in the step's order: the line's id and what it sets (`updatedAt` included). */
+  lines: { id: string; values: Partial<OrderLineRow> }[];
+  /**
+   * What the order's update sets — its new cancellation charges when they changed, the status, version and
+   * time of `touchedOrder` — or null when nothing shown changed: then no update and no event.
+   */
+  order: Partial<OrderRow> | null;
+  /** The order's record after the step: as read when nothing changed, else as the writes leave it. */
+  record: OrderRecord;
+}
+
+/**
+ * Applies a supplier order's step to its order as read under the order's lock (`read`: its row, customer
+ * and every line in position order), in memory: which lines change (`lineChanges`, only lines of this
+ * supplier order, each compared with the line as read), whether the order's cancellation charges change
+ * (`cancellationChargesOf`), and the record those writes leave — the one a read after them gives, so the
+ * store need not read the order again (contract `recordSupplierOrderProgress`).
+ */
+export function supplierOrderStepWrites(
+  read: OrderRecord,
+  supplierOrder: { id: string; sourceId: string },
+  progress: Pick<SupplierOrderProgress, 'lines' | 'cancellationCharges' | 'now'>,
+): SupplierOrderStepWrites {
+  const { now } = progress;
+  const charges = progress.cancellationCharges
+    ? cancellationChargesOf(read.order, supplierOrder, progress.cancellationCharges)
+    : null;
+  const ofSupplierOrder = new Map(
+    read.lines.filter((line) => line.supplierOrderRef === supplierOrder.id).map((line) => [line.id, line]),
+  );
+  const writes: SupplierOrderStepWrites['lines'] = [];
+  const written = new Map<string, OrderLineRow>();
+  for (const step of progress.lines) {
+    const line = ofSupplierOrder.get(step.lineId);
+    const changes = line ? lineChanges(line, step) : null;
+    if (!line || !changes) continue;
+    const values = { ...changes, updatedAt: now };
+    writes.push({ id: line.id, values });
+    const stored = Object.fromEntries(Object.entries(values).map(([key, value]) => [key, asStored(value)]));
+    written.set(line.id, { ...(written.get(line.id) ?? line), ...stored });
+  }
+  if (!charges && writes.length === 0) return { lines: [], order: null, record: read };
+  const record = touchedOrder(
+    {
+      ...read,
+      order: charges ? { ...read.order, cancellationCharges: asStored(charges) } : read.order,
+      lines: read.lines.map((line) => written.get(line.id) ?? line),
+    },
+    now,
+  );
+  const { status, version, updatedAt } = record.order;
+  return {
+    lines: writes,
+    order: { ...(charges ? { cancellationCharges: charges } : {}), status, version, updatedAt },
+    record,
+  };
+}
+
+/**
+ * Claimed supplier orders with what their tasks need, from rows read in batches: `ids` in the order they
+ * were claimed (due time, then id), their rows as the claim's update returned them (in any order), the
+ * sources and the orders' heads (with customers) they name, and their lines in position order.
+ *
+ * @throws Error when a row the foreign keys promise is missing.
+ */
+export function claimedSupplierOrders(
+  ids: readonly string[],
+  rows: readonly SupplierOrderRow[],
+  sources: readonly SourceRow[],
+  heads: readonly Omit<OrderRecord, 'lines'>[],
+  lines: readonly OrderLineRow[],
+): ClaimedSupplierOrder[] {
+  const rowsById = new Map(rows.map((row) => [row.id, row]));
+  const sourcesById = new Map(sources.map((source) => [source.id, source]));
+  const headsById = new Map(heads.map((head) => [head.order.id, head]));
+  const linesOf = new Map<string, OrderLineRow[]>();
+  for (const line of lines) {
+    if (line.supplierOrderRef === null) continue;
+    const group = linesOf.get(line.supplierOrderRef);
+    if (group) group.push(line);
+    else linesOf.set(line.supplierOrderRef, [line]);
+  }
+  return ids.map((id) => {
+    const supplierOrder = rowsById.get(id);
+    const source = supplierOrder && sourcesById.get(supplierOrder.sourceId);
+    const head = supplierOrder && headsById.get(supplierOrder.orderId);
+    if (!supplierOrder || !source || !head) throw new Error(`claimed supplier order ${id} is incomplete`);
+    const own = (linesOf.get(id) ?? []).filter((line) => line.orderId === supplierOrder.orderId);
+    return { supplierOrder, source, order: head.order, customer: head.customer, lines: own };
+  });
 }
 
 /** The `order:changed` event of an order as a transaction leaves it. */

@@ -5,20 +5,21 @@
  * before its lines change, so its version grows one at a time. Ids order bytewise (`bytewise`).
  */
 import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import type { OrderRecord, OrderRow, SupplierOrderRow } from '../../contract/index.js';
+import type { OrderRecord } from '../../contract/index.js';
 import {
   cancellationChargeReplacing,
-  cancellationChargesOf,
   cancellationRefusal,
   cancelledLineValues,
 } from '../../shared/order-cancellation.js';
 import * as conditions from '../../shared/order-conditions.js';
 import {
-  lineChanges,
+  claimedSupplierOrders,
   manualLineRefusal,
   newOrderRows,
   orderChangeEvent,
   orderRecordsOf,
+  supplierOrderStepWrites,
+  touchedOrder,
 } from '../../shared/orders.js';
 import { bytewise } from '../bytewise.js';
 import type { PostgresDb } from '../client.js';
@@ -71,7 +72,7 @@ async function orderRecordIn(tx: Tx, orderId: string): Promise<OrderRecord | und
 async function touchOrder(tx: Tx, orderId: string, now: Date): Promise<OrderRecord | undefined> {
   const record = await orderRecordIn(tx, orderId);
   if (!record) return undefined;
-  const touched = conditions.touchedOrder(record, now);
+  const touched = touchedOrder(record, now);
   const { status, version } = touched.order;
   await tx.update(orders).set({ status, version, updatedAt: now }).where(eq(orders.id, orderId));
   await tx.insert(outboxEvents).values(orderChangeEvent(touched, 'updated'));
@@ -138,6 +139,11 @@ export const sliceOrders: Op<'sliceOrders'> = async (db, instanceId, query) => {
   );
 };
 
+/**
+ * Five statements however many it claims: the due ids locked (`FOR UPDATE SKIP LOCKED`, in claim order),
+ * one update of them all, then their sources, their orders' heads and their lines, each read at once for
+ * all of them.
+ */
 export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, now, leaseMs, limit) =>
   db.transaction(async (tx) => {
     const due = await tx
@@ -147,78 +153,79 @@ export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, 
       .orderBy(asc(supplierOrders.nextCheckAt), asc(bytewise(supplierOrders.id)))
       .limit(limit)
       .for('update', { skipLocked: true });
-    const leaseExpiresAt = new Date(now.getTime() + leaseMs);
-    const claimed = [];
-    for (const { id } of due) {
-      const [updated] = await tx
-        .update(supplierOrders)
-        .set({
-          leaseOwner: owner,
-          leaseExpiresAt,
-          attempts: sql`${supplierOrders.attempts} + 1`,
-          updatedAt: now,
-        })
-        .where(eq(supplierOrders.id, id))
-        .returning();
-      const supplierOrder = updated as SupplierOrderRow;
-      const [source] = await tx.select().from(sources).where(eq(sources.id, supplierOrder.sourceId));
-      const record = (await orderRecordIn(tx, supplierOrder.orderId)) as OrderRecord;
-      claimed.push({
-        supplierOrder,
-        source: source as NonNullable<typeof source>,
-        order: record.order,
-        customer: record.customer,
-        lines: record.lines.filter((line) => line.supplierOrderRef === id),
-      });
-    }
-    return claimed;
+    if (due.length === 0) return [];
+    const ids = due.map((row) => row.id);
+    const rows = await tx
+      .update(supplierOrders)
+      .set({
+        leaseOwner: owner,
+        leaseExpiresAt: new Date(now.getTime() + leaseMs),
+        attempts: sql`${supplierOrders.attempts} + 1`,
+        updatedAt: now,
+      })
+      .where(inArray(supplierOrders.id, ids))
+      .returning();
+    const sourceIds = [...new Set(rows.map((row) => row.sourceId))];
+    const orderIds = [...new Set(rows.map((row) => row.orderId))];
+    const sourceRows = await tx.select().from(sources).where(inArray(sources.id, sourceIds));
+    const heads = await tx
+      .select(headColumns)
+      .from(orders)
+      .innerJoin(customers, eq(customers.id, orders.customerId))
+      .where(inArray(orders.id, orderIds));
+    const lines = await tx
+      .select()
+      .from(orderLines)
+      .where(inArray(orderLines.supplierOrderRef, ids))
+      .orderBy(asc(orderLines.position));
+    return claimedSupplierOrders(ids, rows, sourceRows, heads, lines);
   });
 
 /** A time as a `CASE` branch takes it: a parameter typed `timestamptz` (untyped, both branches would be text). */
 const timestamp = (date: Date | null) => sql`${sql.param(date, supplierOrders.nextCheckAt)}::timestamptz`;
 
+/**
+ * The order's row locked first, found through the supplier order and read with its customer in the same
+ * statement (under the lock, READ COMMITTED gives its newest version); then the fenced update (a lost lease
+ * writes nothing) and all the order's lines, read once after the lock. The step is applied to them in memory
+ * (`supplierOrderStepWrites`), which gives the record returned without reading the order again. An
+ * unchanged step writes neither the order nor an event.
+ */
 export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = async (db, progress) =>
   db.transaction(async (tx) => {
-    const [current] = await tx
-      .select({ orderId: supplierOrders.orderId })
+    const [head] = await tx
+      .select(headColumns)
       .from(supplierOrders)
-      .where(eq(supplierOrders.id, progress.supplierOrderId));
-    if (!current) return undefined;
-    await lockOrder(tx, current.orderId);
+      .innerJoin(orders, eq(orders.id, supplierOrders.orderId))
+      .innerJoin(customers, eq(customers.id, orders.customerId))
+      .where(eq(supplierOrders.id, progress.supplierOrderId))
+      .for('update', { of: orders });
+    if (!head) return undefined;
     const [held] = await tx
       .update(supplierOrders)
       .set(conditions.supplierOrderStepValues(supplierOrders, progress, timestamp))
       .where(conditions.heldSupplierOrder(supplierOrders, progress))
-      .returning({ orderId: supplierOrders.orderId, sourceId: supplierOrders.sourceId });
+      .returning({ sourceId: supplierOrders.sourceId });
     if (!held) return undefined;
-    let changed = false;
-    if (progress.cancellationCharges) {
-      const [order] = await tx.select().from(orders).where(eq(orders.id, held.orderId));
-      const charges = cancellationChargesOf(
-        order as OrderRow,
-        { id: progress.supplierOrderId, sourceId: held.sourceId },
-        progress.cancellationCharges,
-      );
-      if (charges) {
-        await tx.update(orders).set({ cancellationCharges: charges }).where(eq(orders.id, held.orderId));
-        changed = true;
-      }
-    }
+    const orderId = head.order.id;
     const lines = await tx
       .select()
       .from(orderLines)
-      .where(eq(orderLines.supplierOrderRef, progress.supplierOrderId));
-    for (const step of progress.lines) {
-      const line = lines.find((each) => each.id === step.lineId);
-      const changes = line ? lineChanges(line, step) : null;
-      if (!changes) continue;
-      await tx
-        .update(orderLines)
-        .set({ ...changes, updatedAt: progress.now })
-        .where(eq(orderLines.id, step.lineId));
-      changed = true;
+      .where(eq(orderLines.orderId, orderId))
+      .orderBy(asc(orderLines.position));
+    const step = supplierOrderStepWrites(
+      { ...head, lines },
+      { id: progress.supplierOrderId, sourceId: held.sourceId },
+      progress,
+    );
+    for (const line of step.lines) {
+      await tx.update(orderLines).set(line.values).where(eq(orderLines.id, line.id));
     }
-    return changed ? touchOrder(tx, held.orderId, progress.now) : orderRecordIn(tx, held.orderId);
+    if (step.order) {
+      await tx.update(orders).set(step.order).where(eq(orders.id, orderId));
+      await tx.insert(outboxEvents).values(orderChangeEvent(step.record, 'updated'));
+    }
+    return step.record;
   });
 
 export const moveManualOrderLine: Op<'moveManualOrderLine'> = async (db, move) =>

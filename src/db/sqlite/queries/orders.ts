@@ -4,20 +4,21 @@
  * a time is the lock the contract promises.
  */
 import { and, asc, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
-import type { OrderRecord, OrderRow, SupplierOrderRow } from '../../contract/index.js';
+import type { OrderRecord } from '../../contract/index.js';
 import {
   cancellationChargeReplacing,
-  cancellationChargesOf,
   cancellationRefusal,
   cancelledLineValues,
 } from '../../shared/order-cancellation.js';
 import * as conditions from '../../shared/order-conditions.js';
 import {
-  lineChanges,
+  claimedSupplierOrders,
   manualLineRefusal,
   newOrderRows,
   orderChangeEvent,
   orderRecordsOf,
+  supplierOrderStepWrites,
+  touchedOrder,
 } from '../../shared/orders.js';
 import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
@@ -49,14 +50,18 @@ function orderRecords(db: SqliteDb | Tx, where: SQL | undefined, order: SQL[], l
   );
 }
 
-/** One order's record inside a transaction (synchronous reads), or undefined. */
-function orderRecordIn(tx: Tx, orderId: string): OrderRecord | undefined {
-  const head = tx
+/** The heads (order and customer) of the orders of `orderIds`, in no set order. */
+const orderHeads = (tx: Tx, orderIds: string[]) =>
+  tx
     .select(headColumns)
     .from(orders)
     .innerJoin(customers, eq(customers.id, orders.customerId))
-    .where(eq(orders.id, orderId))
-    .get();
+    .where(inArray(orders.id, orderIds))
+    .all();
+
+/** One order's record inside a transaction (synchronous reads), or undefined. */
+function orderRecordIn(tx: Tx, orderId: string): OrderRecord | undefined {
+  const [head] = orderHeads(tx, [orderId]);
   if (!head) return undefined;
   const lines = tx
     .select()
@@ -71,7 +76,7 @@ function orderRecordIn(tx: Tx, orderId: string): OrderRecord | undefined {
 function touchOrder(db: SqliteDb, tx: Tx, orderId: string, now: Date): OrderRecord | undefined {
   const record = orderRecordIn(tx, orderId);
   if (!record) return undefined;
-  const touched = conditions.touchedOrder(record, now);
+  const touched = touchedOrder(record, now);
   const { status, version } = touched.order;
   tx.update(orders).set({ status, version, updatedAt: now }).where(eq(orders.id, orderId)).run();
   recordEvents(db, [orderChangeEvent(touched, 'updated')]);
@@ -133,7 +138,9 @@ export const sliceOrders: Op<'sliceOrders'> = async (db, instanceId, query) => {
 
 /**
  * A read first: an idle worker polls often, and `BEGIN IMMEDIATE` would take SQLite's one write lock from
- * every other writer each time. The transaction then claims what is due under the lock.
+ * every other writer each time. The transaction then claims what is due under the lock, with the same five
+ * statements however many it claims: the due ids, one update of them all, then their sources, their orders'
+ * heads and their lines, each read at once for all of them.
  */
 export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, now, leaseMs, limit) =>
   !db
@@ -145,36 +152,40 @@ export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, 
     ? []
     : db.transaction(
         (tx) => {
-          const due = tx
+          const ids = tx
             .select({ id: supplierOrders.id })
             .from(supplierOrders)
             .where(conditions.dueSupplierOrders(supplierOrders, now))
             .orderBy(asc(supplierOrders.nextCheckAt), asc(supplierOrders.id))
             .limit(boundLimit(limit))
+            .all()
+            .map((row) => row.id);
+          if (ids.length === 0) return [];
+          const rows = tx
+            .update(supplierOrders)
+            .set({
+              leaseOwner: owner,
+              leaseExpiresAt: new Date(now.getTime() + leaseMs),
+              attempts: sql`${supplierOrders.attempts} + 1`,
+              updatedAt: now,
+            })
+            .where(inArray(supplierOrders.id, ids))
+            .returning()
             .all();
-          const leaseExpiresAt = new Date(now.getTime() + leaseMs);
-          return due.map(({ id }) => {
-            const supplierOrder = tx
-              .update(supplierOrders)
-              .set({
-                leaseOwner: owner,
-                leaseExpiresAt,
-                attempts: sql`${supplierOrders.attempts} + 1`,
-                updatedAt: now,
-              })
-              .where(eq(supplierOrders.id, id))
-              .returning()
-              .get() as SupplierOrderRow;
-            const source = tx.select().from(sources).where(eq(sources.id, supplierOrder.sourceId)).get();
-            const record = orderRecordIn(tx, supplierOrder.orderId) as OrderRecord;
-            return {
-              supplierOrder,
-              source: source as NonNullable<typeof source>,
-              order: record.order,
-              customer: record.customer,
-              lines: record.lines.filter((line) => line.supplierOrderRef === id),
-            };
-          });
+          const sourceIds = [...new Set(rows.map((row) => row.sourceId))];
+          const orderIds = [...new Set(rows.map((row) => row.orderId))];
+          return claimedSupplierOrders(
+            ids,
+            rows,
+            tx.select().from(sources).where(inArray(sources.id, sourceIds)).all(),
+            orderHeads(tx, orderIds),
+            tx
+              .select()
+              .from(orderLines)
+              .where(inArray(orderLines.supplierOrderRef, ids))
+              .orderBy(asc(orderLines.position))
+              .all(),
+          );
         },
         { behavior: 'immediate' },
       );
@@ -182,6 +193,11 @@ export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, 
 /** A time as a `CASE` branch takes it: integer milliseconds, as the column stores them. */
 const timestamp = (date: Date | null) => sql`${sql.param(date, supplierOrders.nextCheckAt)}`;
 
+/**
+ * The fenced update first (a lost lease writes nothing), then the order and all its lines read once; the
+ * step is applied to them in memory (`supplierOrderStepWrites`), which gives the record returned without
+ * reading the order again. An unchanged step writes neither the order nor an event.
+ */
 export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = async (db, progress) =>
   db.transaction(
     (tx) => {
@@ -192,35 +208,21 @@ export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = as
         .returning({ orderId: supplierOrders.orderId, sourceId: supplierOrders.sourceId })
         .get();
       if (!held) return undefined;
-      let changed = false;
-      if (progress.cancellationCharges) {
-        const order = tx.select().from(orders).where(eq(orders.id, held.orderId)).get() as OrderRow;
-        const charges = cancellationChargesOf(
-          order,
-          { id: progress.supplierOrderId, sourceId: held.sourceId },
-          progress.cancellationCharges,
-        );
-        if (charges) {
-          tx.update(orders).set({ cancellationCharges: charges }).where(eq(orders.id, held.orderId)).run();
-          changed = true;
-        }
+      const read = orderRecordIn(tx, held.orderId);
+      if (!read) return undefined;
+      const step = supplierOrderStepWrites(
+        read,
+        { id: progress.supplierOrderId, sourceId: held.sourceId },
+        progress,
+      );
+      for (const line of step.lines) {
+        tx.update(orderLines).set(line.values).where(eq(orderLines.id, line.id)).run();
       }
-      const lines = tx
-        .select()
-        .from(orderLines)
-        .where(eq(orderLines.supplierOrderRef, progress.supplierOrderId))
-        .all();
-      for (const step of progress.lines) {
-        const line = lines.find((each) => each.id === step.lineId);
-        const changes = line ? lineChanges(line, step) : null;
-        if (!changes) continue;
-        tx.update(orderLines)
-          .set({ ...changes, updatedAt: progress.now })
-          .where(eq(orderLines.id, step.lineId))
-          .run();
-        changed = true;
+      if (step.order) {
+        tx.update(orders).set(step.order).where(eq(orders.id, held.orderId)).run();
+        recordEvents(db, [orderChangeEvent(step.record, 'updated')]);
       }
-      return changed ? touchOrder(db, tx, held.orderId, progress.now) : orderRecordIn(tx, held.orderId);
+      return step.record;
     },
     { behavior: 'immediate' },
   );
