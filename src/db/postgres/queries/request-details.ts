@@ -18,7 +18,8 @@ export const listSourceOutcomes: Op<'listSourceOutcomes'> = async (db, instanceI
       ...pickColumns(t, sourceOutcomeTaskKeys),
       sourceName: sources.name,
       network: sources.network,
-      productCount: sql<number>`(select count(*)::int from ${p} where ${p.gatheringTaskId} = ${t.id})`,
+      // Through the request's index: by the task alone, the count scans every request's products.
+      productCount: sql<number>`(select count(*)::int from ${p} where ${p.availabilityRequestId} = ${t.availabilityRequestId} and ${p.gatheringTaskId} = ${t.id})`,
     })
     .from(t)
     .innerJoin(sources, eq(sources.id, t.sourceId))
