@@ -80,6 +80,7 @@ export class OrderWorker {
   private running: Promise<void> | null = null;
   private again = false;
   private started = false;
+  private wakeScheduled = false;
 
   constructor(private readonly options: OrderWorkerOptions) {}
 
@@ -90,8 +91,21 @@ export class OrderWorker {
     this.wake();
   }
 
-  /** Looks for due supplier orders now (an order was placed, or a seller notified a change). */
+  /**
+   * Looks for due supplier orders soon (an order was placed, a step ended, or a seller notified a change):
+   * once for all the wake-ups of one turn of the event loop, so a burst of them costs one claim.
+   */
   wake(): void {
+    if (!this.started || this.stopController.signal.aborted || this.wakeScheduled) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      this.pumpNow();
+    });
+  }
+
+  /** Claims now, or right after the claim under way. */
+  private pumpNow(): void {
     if (!this.started || this.stopController.signal.aborted) return;
     if (this.running) {
       this.again = true;
