@@ -15,6 +15,7 @@ import {
   notInArray,
   or,
   type SQL,
+  type SQLWrapper,
   sql,
 } from 'drizzle-orm';
 import type {
@@ -79,8 +80,11 @@ export function lineOfOrder(
   return and(eq(t.id, ids.lineId), eq(t.orderId, ids.orderId), eq(t.instanceId, ids.instanceId));
 }
 
-/** Supplier orders due at `now`: not ended, their next check reached, no live lease. */
-export function dueSupplierOrders(t: SupplierOrderColumns, now: Date): SQL | undefined {
+/**
+ * Supplier orders due at `now` (a time, or a placeholder for a prepared statement): not ended, their next
+ * check reached, no live lease.
+ */
+export function dueSupplierOrders(t: SupplierOrderColumns, now: Date | SQLWrapper): SQL | undefined {
   return and(
     lte(t.nextCheckAt, now),
     ne(t.status, 'ended'),
@@ -97,12 +101,12 @@ export function heldSupplierOrder(t: SupplierOrderColumns, progress: SupplierOrd
   );
 }
 
-/** A supplier order while `owner` holds its lease at `now`. */
+/** A supplier order while `owner` holds its lease at `now` (values, or placeholders of a prepared statement). */
 export function leasedSupplierOrder(
   t: SupplierOrderColumns,
-  supplierOrderId: string,
-  owner: string,
-  now: Date,
+  supplierOrderId: string | SQLWrapper,
+  owner: string | SQLWrapper,
+  now: Date | SQLWrapper,
 ): SQL | undefined {
   return and(eq(t.id, supplierOrderId), eq(t.leaseOwner, owner), gt(t.leaseExpiresAt, now));
 }
