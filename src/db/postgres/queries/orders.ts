@@ -144,8 +144,15 @@ export const sliceOrders: Op<'sliceOrders'> = async (db, instanceId, query) => {
  * one update of them all, then their sources, their orders' heads and their lines, each read at once for
  * all of them.
  */
-export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, now, leaseMs, limit) =>
-  db.transaction(async (tx) => {
+export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, now, leaseMs, limit) => {
+  // A read first, outside a transaction: a worker woken when nothing is due then costs one round trip.
+  const [any] = await db
+    .select({ id: supplierOrders.id })
+    .from(supplierOrders)
+    .where(conditions.dueSupplierOrders(supplierOrders, now))
+    .limit(1);
+  if (!any) return [];
+  return db.transaction(async (tx) => {
     const due = await tx
       .select({ id: supplierOrders.id })
       .from(supplierOrders)
@@ -180,6 +187,7 @@ export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, 
       .orderBy(asc(orderLines.position));
     return claimedSupplierOrders(ids, rows, sourceRows, heads, lines);
   });
+};
 
 /** A time as a `CASE` branch takes it: a parameter typed `timestamptz` (untyped, both branches would be text). */
 const timestamp = (date: Date | null) => sql`${sql.param(date, supplierOrders.nextCheckAt)}::timestamptz`;
@@ -222,8 +230,10 @@ export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = as
       await tx.update(orderLines).set(line.values).where(eq(orderLines.id, line.id));
     }
     if (step.order) {
-      await tx.update(orders).set(step.order).where(eq(orders.id, orderId));
-      await tx.insert(outboxEvents).values(orderChangeEvent(step.record, 'updated'));
+      // One round trip for both writes: every statement is one more wait while the order's row is locked.
+      const write = tx.update(orders).set(step.order).where(eq(orders.id, orderId));
+      const event = tx.insert(outboxEvents).values(orderChangeEvent(step.record, 'updated'));
+      await tx.execute(sql`with written as (${write.getSQL()}) ${event.getSQL()}`);
     }
     return step.record;
   });
