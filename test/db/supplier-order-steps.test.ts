@@ -204,8 +204,8 @@ describe(`supplier order claims and steps in the ${testStore} store`, () => {
       updatedAt: now,
     });
     // Each row read once: the order (under its lock), the lines, then the writes (PostgreSQL writes the
-    // order and its event in one statement).
-    expect(dataStatements(sql)).toHaveLength(testStore === 'sqlite' ? 6 : 5);
+    // lines, the order and its event in one statement).
+    expect(dataStatements(sql)).toHaveLength(testStore === 'sqlite' ? 6 : 4);
     if (testStore === 'postgres') {
       // The order's row is locked before the supplier order's, as every write to an order's lines does.
       expect(dataStatements(sql).slice(0, 2)).toEqual([

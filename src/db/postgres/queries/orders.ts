@@ -276,17 +276,19 @@ export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = as
       { id: supplierOrderId, sourceId: held.sourceId },
       progress,
     );
-    const orderId = head.order.id;
-    const writes: Promise<unknown>[] = step.lines.map((line) =>
-      tx.update(orderLines).set(line.values).where(eq(orderLines.id, line.id)).execute(),
-    );
     if (step.order) {
-      // One statement for both: the order's status and version, and its event.
-      const write = tx.update(orders).set(step.order).where(eq(orders.id, orderId));
+      // One statement for every write of the step: its lines, the order's status and version, its event.
+      // A row written twice in one statement keeps only one of the writes: a line's writes are merged first.
+      const byLine = new Map<string, (typeof step.lines)[number]['values']>();
+      for (const line of step.lines) byLine.set(line.id, { ...byLine.get(line.id), ...line.values });
+      const lineWrites = [...byLine].map(
+        ([id, values], index) =>
+          sql`${sql.identifier(`line_${index}`)} as (${tx.update(orderLines).set(values).where(eq(orderLines.id, id)).getSQL()}), `,
+      );
+      const write = tx.update(orders).set(step.order).where(eq(orders.id, head.order.id));
       const event = tx.insert(outboxEvents).values(orderChangeEvent(step.record, 'updated'));
-      writes.push(tx.execute(sql`with written as (${write.getSQL()}) ${event.getSQL()}`));
+      await tx.execute(sql`with ${sql.join(lineWrites)}written as (${write.getSQL()}) ${event.getSQL()}`);
     }
-    await Promise.all(writes);
     return step.record;
   });
 
