@@ -73,7 +73,9 @@ export interface OrderWorkerOptions {
  */
 export class OrderWorker {
   private readonly stopController = new AbortController();
+  /** Steps under way (each holds one of `concurrency` slots), and the records of ended steps. */
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly recording = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   /** Wake-ups for steps due sooner than the idle poll (a retry's back-off, a poll), by their time. */
   private readonly soon = new Map<number, NodeJS.Timeout>();
@@ -149,11 +151,13 @@ export class OrderWorker {
     this.soon.clear();
     await this.running;
     await Promise.all([...this.inFlight]);
+    await Promise.all([...this.recording]);
   }
 
   private async pump(): Promise<void> {
     const { options } = this;
-    const free = options.concurrency - this.inFlight.size;
+    // Records waiting for the store count too, so a slow store cannot pile up more than one pool of them.
+    const free = options.concurrency - Math.max(this.inFlight.size, this.recording.size);
     if (free <= 0) return;
     let claimed: ClaimedSupplierOrder[];
     try {
@@ -212,6 +216,18 @@ export class OrderWorker {
         lines: [],
       };
     }
+    // Recorded outside the step's slot: a slot is for the seller's work, and a record waiting for the
+    // store (a pooled connection, the order's row) would keep the next step from starting.
+    const recorded = this.record(claimed, step, log).finally(() => {
+      this.recording.delete(recorded);
+      this.wake();
+    });
+    this.recording.add(recorded);
+  }
+
+  /** Records a step's outcome (fenced on the lease), then wakes whoever its news concerns. */
+  private async record(claimed: ClaimedSupplierOrder, step: SupplierOrderStep, log: Logger): Promise<void> {
+    const { options } = this;
     try {
       const record = await options.db.recordSupplierOrderProgress({
         ...step,
