@@ -84,42 +84,22 @@ async function lockOrder(tx: Tx, orderId: string): Promise<void> {
   await tx.select({ id: orders.id }).from(orders).where(eq(orders.id, orderId)).for('update');
 }
 
-/**
- * Runs queries of one transaction as one batch: node-postgres sends each as soon as the one before it is
- * answered, in the order given, without waiting for a turn of the event loop between them — a wait that,
- * on a busy process, kept the order's row locked and a pooled connection idle in its transaction for
- * longer than the statements took. Only for queries that do not need each other's results; if one
- * fails, the transaction is aborted and so are the ones after it.
- *
- * @returns each query's result, in the order given.
- */
-function together<T extends readonly PromiseLike<unknown>[]>(
-  ...queries: T
-): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
-  return Promise.all(queries);
-}
-
 export const insertOrder: Op<'insertOrder'> = async (db, input) =>
   db.transaction(async (tx) => {
-    // Queued together (see `together`): the quote's lock, then its open orders.
-    const [, [open]] = await together(
-      tx.select({ id: quotes.id }).from(quotes).where(eq(quotes.id, input.quoteId)).for('update'),
-      tx
-        .select({ id: orders.id })
-        .from(orders)
-        .where(conditions.openOrdersOfQuote(orders, input.quoteId))
-        .limit(1),
-    );
+    await tx.select({ id: quotes.id }).from(quotes).where(eq(quotes.id, input.quoteId)).for('update');
+    const [open] = await tx
+      .select({ id: orders.id })
+      .from(orders)
+      .where(conditions.openOrdersOfQuote(orders, input.quoteId))
+      .limit(1);
     if (open) return 'quote_ordered' as const;
     const rows = newOrderRows(input);
-    const inserts: Promise<unknown>[] = [tx.insert(orders).values(rows.order).execute()];
-    if (rows.supplierOrders.length > 0) {
-      inserts.push(tx.insert(supplierOrders).values(rows.supplierOrders).execute());
-    }
-    if (rows.lines.length > 0) inserts.push(tx.insert(orderLines).values(rows.lines).execute());
-    const [, record] = await together(Promise.all(inserts), orderRecordIn(tx, rows.order.id));
-    await tx.insert(outboxEvents).values(orderChangeEvent(record as OrderRecord, 'created'));
-    return record as OrderRecord;
+    await tx.insert(orders).values(rows.order);
+    if (rows.supplierOrders.length > 0) await tx.insert(supplierOrders).values(rows.supplierOrders);
+    if (rows.lines.length > 0) await tx.insert(orderLines).values(rows.lines);
+    const record = (await orderRecordIn(tx, rows.order.id)) as OrderRecord;
+    await tx.insert(outboxEvents).values(orderChangeEvent(record, 'created'));
+    return record;
   });
 
 export const findOrder: Op<'findOrder'> = async (db, instanceId, id) => {
@@ -182,49 +162,29 @@ export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, 
       .for('update', { skipLocked: true });
     if (due.length === 0) return [];
     const ids = due.map((row) => row.id);
-    // Queued together (see `together`): the lease, then the claimed ones' sources, orders and lines.
-    const [rows, sourceRows, heads, lines] = await together(
-      tx
-        .update(supplierOrders)
-        .set({
-          leaseOwner: owner,
-          leaseExpiresAt: new Date(now.getTime() + leaseMs),
-          attempts: sql`${supplierOrders.attempts} + 1`,
-          updatedAt: now,
-        })
-        .where(inArray(supplierOrders.id, ids))
-        .returning(),
-      tx
-        .select()
-        .from(sources)
-        .where(
-          inArray(
-            sources.id,
-            tx
-              .select({ sourceId: supplierOrders.sourceId })
-              .from(supplierOrders)
-              .where(inArray(supplierOrders.id, ids)),
-          ),
-        ),
-      tx
-        .select(headColumns)
-        .from(orders)
-        .innerJoin(customers, eq(customers.id, orders.customerId))
-        .where(
-          inArray(
-            orders.id,
-            tx
-              .select({ orderId: supplierOrders.orderId })
-              .from(supplierOrders)
-              .where(inArray(supplierOrders.id, ids)),
-          ),
-        ),
-      tx
-        .select()
-        .from(orderLines)
-        .where(inArray(orderLines.supplierOrderRef, ids))
-        .orderBy(asc(orderLines.position)),
-    );
+    const rows = await tx
+      .update(supplierOrders)
+      .set({
+        leaseOwner: owner,
+        leaseExpiresAt: new Date(now.getTime() + leaseMs),
+        attempts: sql`${supplierOrders.attempts} + 1`,
+        updatedAt: now,
+      })
+      .where(inArray(supplierOrders.id, ids))
+      .returning();
+    const sourceIds = [...new Set(rows.map((row) => row.sourceId))];
+    const orderIds = [...new Set(rows.map((row) => row.orderId))];
+    const sourceRows = await tx.select().from(sources).where(inArray(sources.id, sourceIds));
+    const heads = await tx
+      .select(headColumns)
+      .from(orders)
+      .innerJoin(customers, eq(customers.id, orders.customerId))
+      .where(inArray(orders.id, orderIds));
+    const lines = await tx
+      .select()
+      .from(orderLines)
+      .where(inArray(orderLines.supplierOrderRef, ids))
+      .orderBy(asc(orderLines.position));
     return claimedSupplierOrders(ids, rows, sourceRows, heads, lines);
   });
 };
@@ -242,35 +202,25 @@ const timestamp = (date: Date | null) => sql`${sql.param(date, supplierOrders.ne
 export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = async (db, progress) =>
   db.transaction(async (tx) => {
     const supplierOrderId = progress.supplierOrderId;
-    // Queued together (see `together`): the lock, then the fenced update and the lines, in this order.
-    const [[head], [held], lines] = await together(
-      tx
-        .select(headColumns)
-        .from(supplierOrders)
-        .innerJoin(orders, eq(orders.id, supplierOrders.orderId))
-        .innerJoin(customers, eq(customers.id, orders.customerId))
-        .where(eq(supplierOrders.id, supplierOrderId))
-        .for('update', { of: orders }),
-      tx
-        .update(supplierOrders)
-        .set(conditions.supplierOrderStepValues(supplierOrders, progress, timestamp))
-        .where(conditions.heldSupplierOrder(supplierOrders, progress))
-        .returning({ sourceId: supplierOrders.sourceId }),
-      tx
-        .select()
-        .from(orderLines)
-        .where(
-          eq(
-            orderLines.orderId,
-            tx
-              .select({ orderId: supplierOrders.orderId })
-              .from(supplierOrders)
-              .where(eq(supplierOrders.id, supplierOrderId)),
-          ),
-        )
-        .orderBy(asc(orderLines.position)),
-    );
-    if (!head || !held) return undefined;
+    const [head] = await tx
+      .select(headColumns)
+      .from(supplierOrders)
+      .innerJoin(orders, eq(orders.id, supplierOrders.orderId))
+      .innerJoin(customers, eq(customers.id, orders.customerId))
+      .where(eq(supplierOrders.id, supplierOrderId))
+      .for('update', { of: orders });
+    if (!head) return undefined;
+    const [held] = await tx
+      .update(supplierOrders)
+      .set(conditions.supplierOrderStepValues(supplierOrders, progress, timestamp))
+      .where(conditions.heldSupplierOrder(supplierOrders, progress))
+      .returning({ sourceId: supplierOrders.sourceId });
+    if (!held) return undefined;
+    const lines = await tx
+      .select()
+      .from(orderLines)
+      .where(eq(orderLines.orderId, head.order.id))
+      .orderBy(asc(orderLines.position));
     const step = supplierOrderStepWrites(
       { ...head, lines },
       { id: supplierOrderId, sourceId: held.sourceId },
