@@ -98,6 +98,7 @@ function printedSource(id: unknown, sonata: Record<string, unknown>) {
       product_offerings: offerings,
       interaction: 'notifications',
       poll: { initial_delay_ms: 250, max_delay_ms: 2000 },
+      order_poll: { initial_delay_ms: 1000, max_delay_ms: 300_000 },
       ...sonata,
     },
   };

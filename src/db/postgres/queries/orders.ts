@@ -63,6 +63,23 @@ async function orderRecords(
   );
 }
 
+/**
+ * {@link orderRecords} read from one snapshot (a read-only `REPEATABLE READ` transaction): as two statements
+ * on their own, a step committed between them showed an order's status from before it with lines from after.
+ */
+function orderRecordsAsOne(
+  db: PostgresDb,
+  where: SQL | undefined,
+  order: SQL[],
+  limit?: number,
+  offset?: number,
+) {
+  return db.transaction((tx) => orderRecords(tx, where, order, limit, offset), {
+    isolationLevel: 'repeatable read',
+    accessMode: 'read only',
+  });
+}
+
 async function orderRecordIn(tx: Tx, orderId: string): Promise<OrderRecord | undefined> {
   const [record] = await orderRecords(tx, eq(orders.id, orderId), []);
   return record;
@@ -103,13 +120,14 @@ export const insertOrder: Op<'insertOrder'> = async (db, input) =>
   });
 
 export const findOrder: Op<'findOrder'> = async (db, instanceId, id) => {
-  const [record] = await orderRecords(db, and(eq(orders.instanceId, instanceId), eq(orders.id, id)), []);
+  const where = and(eq(orders.instanceId, instanceId), eq(orders.id, id));
+  const [record] = await orderRecordsAsOne(db, where, []);
   return record;
 };
 
 export const listOrdersOfQuotes: Op<'listOrdersOfQuotes'> = async (db, instanceId, quoteIds) => {
   if (quoteIds.length === 0) return [];
-  return orderRecords(
+  return orderRecordsAsOne(
     db,
     and(eq(orders.instanceId, instanceId), inArray(orders.quoteId, [...quoteIds])),
     newestFirst,
@@ -130,7 +148,7 @@ export const sliceOrders: Op<'sliceOrders'> = async (db, instanceId, query) => {
   const bound = after
     ? sql`(${orders.createdAt}, ${bytewise(orders.id)}) < (${sql.param(after.createdAt, orders.createdAt)}, ${after.id})`
     : undefined;
-  return orderRecords(
+  return orderRecordsAsOne(
     db,
     and(conditions.ordersMatching(orders, instanceId, query), bound),
     newestFirst,

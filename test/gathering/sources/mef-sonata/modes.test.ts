@@ -119,10 +119,11 @@ describe('mef-sonata source against each kind of seller', () => {
 
     await adapter.fetchOffers(queryOf(sourceRow()));
 
-    // Doubling from 5 ms would poll each resource six times before its 200 ms are up.
+    // Doubling from 5 ms would poll each resource six times before its 200 ms are up. Waiting for the
+    // expected date takes two or three; a fourth when a loaded machine reads just before the seller moves.
     const polls = (resource: string) => calls().filter((call) => call.startsWith(`GET /${resource}/`)).length;
-    expect(polls('productOfferingQualification')).toBeLessThanOrEqual(3);
-    expect(polls('quote')).toBeLessThanOrEqual(3);
+    expect(polls('productOfferingQualification')).toBeLessThanOrEqual(4);
+    expect(polls('quote')).toBeLessThanOrEqual(4);
   });
 
   it('when a source asks a deferred seller for instant answers, then the seller’s 422 is the failure', async () => {
