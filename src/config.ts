@@ -20,6 +20,12 @@ export const configSchema = z.object({
   /** Interface to listen on. */
   HOST: z.string().min(1).default('127.0.0.1'),
   /**
+   * TCP port of a listener of its own for `GET /metrics` (Prometheus), on `HOST` like `PORT`; 0 picks a free
+   * port (tests). When set, `PORT` answers `/metrics` with 404, so a balancer or ingress that routes only
+   * `PORT` never exposes the metrics (issue 37). Unset (the default), `/metrics` is served on `PORT`.
+   */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  /**
    * The gateway's URL as suppliers reach it (e.g. `https://gateway.example.nl`, a path prefix allowed; no
    * query): MEF LSO Sonata sellers send their hub notifications to
    * `<PUBLIC_BASE_URL>/sonata-callbacks/<source id>/<token>/…` (docs/mef-sonata.md). Without it,
@@ -169,10 +175,19 @@ export const configSchema = z.object({
 /** The parsed configuration. */
 export type Config = z.infer<typeof configSchema>;
 
-const checkedConfigSchema = configSchema.refine(
-  (config) => config.GEOCODER !== 'pdok' || config.PDOK_LOCATIESERVER_URL !== undefined,
-  { path: ['PDOK_LOCATIESERVER_URL'], message: 'is required when GEOCODER=pdok' },
-);
+const checkedConfigSchema = configSchema
+  .refine((config) => config.GEOCODER !== 'pdok' || config.PDOK_LOCATIESERVER_URL !== undefined, {
+    path: ['PDOK_LOCATIESERVER_URL'],
+    message: 'is required when GEOCODER=pdok',
+  })
+  .refine(
+    (config) =>
+      config.METRICS_PORT === undefined || config.METRICS_PORT === 0 || config.METRICS_PORT !== config.PORT,
+    {
+      path: ['METRICS_PORT'],
+      message: 'must differ from PORT',
+    },
+  );
 
 /** Thrown when the environment holds an invalid value; the message names every offending variable. */
 export class ConfigError extends Error {

@@ -13,6 +13,7 @@ import type { DrainState } from './draining.js';
 import { serveGraphQLOverWebSocket } from './graphql-ws.js';
 import { InFlightRequests } from './in-flight.js';
 import type { AppMetrics } from './metrics.js';
+import { startMetricsListener } from './metrics-listener.js';
 import { createReadiness, type Readiness } from './readiness.js';
 import { createRequestListener } from './request-listener.js';
 import type { SharedSubscriptions } from './shared-subscriptions.js';
@@ -25,6 +26,8 @@ export type { Readiness } from './readiness.js';
 export interface App {
   url: string;
   port: number;
+  /** Where `/metrics` is served when `METRICS_PORT` is set (`<metricsUrl>/metrics`); null when it is on {@link url}. */
+  metricsUrl: string | null;
   services: Services;
   worker: GatheringWorker;
   /** Places and follows supplier orders where the gathering worker runs (tests stop it to count statements). */
@@ -52,7 +55,8 @@ export interface App {
 
 /**
  * Starts the whole service on one port: REST routes, `/graphql`, health probes (`/healthz`, `/readyz`),
- * Prometheus metrics (`/metrics`) and the in-process gathering worker, on the store `DATABASE_URL` selects.
+ * Prometheus metrics (`/metrics`, on a listener of its own when `METRICS_PORT` is set) and the in-process
+ * gathering worker, on the store `DATABASE_URL` selects.
  * Every HTTP request is logged once with a request id (see `createRequestLogger`). `PORT=0` picks a free
  * port (tests); `startWorker: false` leaves the worker for the caller to start (tests that must see
  * requests while still pending).
@@ -79,7 +83,12 @@ export async function startApp(
       inFlight,
     }),
   );
+  const metricsListener = await startMetricsListener(config, parts.metrics).catch(async (error: unknown) => {
+    await parts.dispose();
+    throw error;
+  });
   await listen(server, config).catch(async (error: unknown) => {
+    await metricsListener?.close();
     await parts.dispose();
     throw error;
   });
@@ -97,6 +106,7 @@ export async function startApp(
   let stopping: Promise<void> | null = null;
   return {
     ...addressOf(server, config),
+    metricsUrl: metricsListener?.url ?? null,
     services: parts.services,
     worker: parts.worker,
     orderWorker: parts.orderWorker,
@@ -106,7 +116,10 @@ export async function startApp(
     readiness,
     requestsInFlight: () => inFlight.count,
     stop: () => {
-      stopping ??= stopGracefully({ config, server, drain, webSockets, inFlight, parts });
+      // The metrics listener is closed last: Prometheus may scrape a draining instance to the end.
+      stopping ??= stopGracefully({ config, server, drain, webSockets, inFlight, parts }).finally(() =>
+        metricsListener?.close(),
+      );
       return stopping;
     },
   };

@@ -21,7 +21,7 @@ export type Dispatch = (
 
 /**
  * Routes a request to what serves its path: the probes (`/healthz`, `/readyz`) and `/metrics` on every
- * instance; on an `api` instance also the Sonata callbacks, `/graphql`, the Mercure hub, the dashboard,
+ * instance (`/metrics` answers 404 here when `METRICS_PORT` gives it a listener of its own); on an `api` instance also the Sonata callbacks, `/graphql`, the Mercure hub, the dashboard,
  * the API docs and, for everything else, the REST router. A `worker` instance answers 404 past its probes.
  *
  * @returns the dispatch function; it rejects with what a handler threw, for the listener to answer.
@@ -34,7 +34,10 @@ export function createDispatch(parts: AppParts, readiness: () => Promise<Readine
       const state = await readiness();
       return sendJson(res, state.status === 'ready' ? 200 : 503, state);
     }
-    if (url.pathname === '/metrics') return metrics.serve(req, res);
+    if (url.pathname === '/metrics')
+      return services.config.METRICS_PORT === undefined
+        ? metrics.serve(req, res)
+        : sendProblem(res, new AppError('NOT_FOUND', 'Metrics are served on METRICS_PORT.'));
     if (role === 'worker')
       return sendProblem(res, new AppError('NOT_FOUND', 'A worker serves only its probes.'));
     if (sonata.serves(url.pathname)) return sonata.handle(req, res, url);
