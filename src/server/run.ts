@@ -46,10 +46,50 @@ export async function runService(role: AppRole): Promise<void> {
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
   // Only now: whoever waits for this line may signal at once, and must find the handlers in place.
-  logger.info(
-    { url: app.url, database: redactedUrl(config.DATABASE_URL), role, redis: config.REDIS_URL !== undefined },
-    role === 'api' ? 'connectivity gateway listening' : 'gathering worker running; probes listening',
-  );
+  const where = {
+    url: app.url,
+    database: redactedUrl(config.DATABASE_URL),
+    role,
+    redis: config.REDIS_URL !== undefined,
+  };
+  if (role === 'api') {
+    const pages = startPages(app.url, config.NODE_ENV === 'production');
+    logger.info({ ...where, ...pages }, startMessage(app.url, pages));
+  } else {
+    logger.info(where, 'gathering worker running; probes listening');
+  }
+}
+
+/** The pages a person opens first, as absolute URLs; GraphiQL is served outside production only. */
+export interface StartPages {
+  /** The operator dashboard (`src/dashboard`, `/dashboard`). */
+  dashboard: string;
+  /** GraphiQL on the GraphQL endpoint (`src/server/graphql.ts`, `GET /graphql` from a browser); absent in production. */
+  graphiql?: string;
+  /** The REST API's documentation (Swagger UI on `/openapi.json`, `src/rest/openapi/serve.ts`, `/docs`). */
+  apiDocs: string;
+}
+
+/**
+ * The URLs the start line names (issue 37: a newcomer's first minute), under the instance's own `url`
+ * (`http://host:port`).
+ */
+export function startPages(url: string, production: boolean): StartPages {
+  return {
+    dashboard: `${url}/dashboard`,
+    ...(production ? {} : { graphiql: `${url}/graphql` }),
+    apiDocs: `${url}/docs`,
+  };
+}
+
+/** The start line's message: still begins `connectivity gateway listening`, which scripts and tests wait for. */
+function startMessage(url: string, pages: StartPages): string {
+  const named = [
+    `dashboard ${pages.dashboard}`,
+    ...(pages.graphiql ? [`GraphiQL ${pages.graphiql}`] : []),
+    `API docs ${pages.apiDocs}`,
+  ];
+  return `connectivity gateway listening on ${url} — ${named.join(', ')}`;
 }
 
 /** A database URL without its password, for the start-up log line. */

@@ -12,7 +12,7 @@ import {
   type OrderEvent,
 } from '../events.js';
 import { createOfflineGeocoder, createPdokGeocoder } from '../geo/index.js';
-import { createLogger, type Logger } from '../logger.js';
+import { chooseLogFormat, createLogger, type Logger } from '../logger.js';
 import { RateLimits } from '../rate-limits.js';
 import { openRedisSharedState, type RedisSharedState } from '../redis/shared-state.js';
 import { forgetRevokedViewers } from '../resolvers/authentication.js';
@@ -49,7 +49,11 @@ export async function createServices(
   config: Config,
   options: { clock?: Clock; logger?: Logger; wakeGathering?: () => void } = {},
 ): Promise<Services> {
-  const logger = options.logger ?? createLogger(config.LOG_LEVEL);
+  const logger =
+    options.logger ??
+    createLogger(config.LOG_LEVEL, {
+      format: chooseLogFormat({ isTTY: process.stdout.isTTY, nodeEnv: config.NODE_ENV }),
+    });
   const db = await openStore(config.DATABASE_URL, {
     poolSize: config.DATABASE_POOL_SIZE,
     logger: logger.child({ component: 'database' }),
