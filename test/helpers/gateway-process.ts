@@ -49,6 +49,14 @@ export interface GatewayProcessOptions {
   env: Record<string, string> & { DATABASE_URL: string };
   /** How long to wait for `/readyz` to answer 200, in ms (default 30 000: tsx compiles on start). */
   readyTimeoutMs?: number;
+  /** The process's working directory; the repository by default. */
+  cwd?: string;
+  /**
+   * A command that runs node for the gateway, node's path and arguments appended (e.g. `setpriv --reuid=65534
+   * --regid=65534 --clear-groups`, to run it as an unprivileged user); none by default. It must exec node,
+   * so that `pid` stays node's.
+   */
+  wrapper?: string[];
 }
 
 const MAX_OUTPUT = 256 * 1024;
@@ -78,8 +86,9 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   };
   // The test runner's own options (vitest's loaders, inspector flags) are not the gateway's.
   delete env.NODE_OPTIONS;
-  const child: ChildProcess = spawn(process.execPath, args, {
-    cwd: projectRoot,
+  const [command = process.execPath, ...commandArgs] = [...(options.wrapper ?? []), process.execPath];
+  const child: ChildProcess = spawn(command, [...commandArgs, ...args], {
+    cwd: options.cwd ?? projectRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
