@@ -1,4 +1,8 @@
-import { runService } from './server/run.js';
+import { startTracing } from './telemetry/register.js';
+
+// Tracing (when configured) starts before the service's modules load, so its instrumentations see them.
+await startTracing(process.env);
+const { runService } = await import('./server/run.js');
 
 /**
  * Entry point of `npm run worker`: a worker-only process that claims gathering tasks from the shared

@@ -9,6 +9,7 @@ import type {
 } from '../db/rows.js';
 import type { Store } from '../db/store.js';
 import type { Logger } from '../logger.js';
+import { inStoredTrace, recordEventWritten } from '../telemetry/trace-context.js';
 import { offerMatchesFilters } from './filters.js';
 import { salePrices } from './pricing.js';
 import { type SourceAdapter, SourceError } from './sources/types.js';
@@ -182,7 +183,19 @@ export class GatheringWorker {
   }
 
   private track(task: ClaimedTask): void {
-    const run = this.run(task).finally(() => {
+    // The task's span continues the trace of the request that queued it (issue 37); without tracing, just the run.
+    const run = inStoredTrace(
+      task.traceContext,
+      'gathering task',
+      {
+        'gateway.gathering.task_id': task.taskId,
+        'gateway.gathering.attempt': task.attempts,
+        'gateway.source.key': task.source.key,
+        'gateway.source.type': task.source.type,
+        'gateway.availability_request.id': task.request.id,
+      },
+      () => this.run(task),
+    ).finally(() => {
       this.inFlight.delete(task.taskId);
       this.wake();
     });
@@ -226,6 +239,7 @@ export class GatheringWorker {
       });
       // The change was told with the rest of its completion batch.
       if (!change) log().warn('lease lost before the task completed; its result was discarded');
+      else recordEventWritten('availabilityRequest:changed', change.availabilityRequestId);
       this.settled(task, 'succeeded', fetchMs);
     } catch (error) {
       if (this.stopController.signal.aborted) return;
@@ -246,7 +260,10 @@ export class GatheringWorker {
         message: failure.message,
         retryAt: retry ? new Date(now.getTime() + retryDelayMs(task.attempts)) : null,
       });
-      if (change) this.tell([change]);
+      if (change) {
+        recordEventWritten('availabilityRequest:changed', change.availabilityRequestId);
+        this.tell([change]);
+      }
       this.settled(task, retry ? 'retried' : 'failed', fetchMs ?? performance.now() - startedAt);
     }
   }

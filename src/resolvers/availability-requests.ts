@@ -10,6 +10,7 @@ import type {
 } from '../db/rows.js';
 import { AppError, type FieldProblem, notFound, validationError } from '../errors.js';
 import { sourceMatchesFilters } from '../gathering/filters.js';
+import { currentTraceContext } from '../telemetry/trace-context.js';
 import { resolveAddress } from './address-resolution.js';
 import { requireViewer } from './authentication.js';
 import {
@@ -104,6 +105,8 @@ export async function createAvailabilityRequests(
     requests: resolved,
     limits: monthlyLimitChecks(resolved, lookups.customers),
     monthStart: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)),
+    // The gathering tasks continue this request's trace in whichever worker runs them (issue 37).
+    traceContext: currentTraceContext(),
   });
   if ('exceeded' in result) throw limitExceeded(result.exceeded, lookups.customers);
   const { records } = result;

@@ -7,6 +7,7 @@ import type { Context } from '../context.js';
 import type { NewOrderLine, OrderRecord, QuoteLineRow } from '../db/rows.js';
 import { orderLineStatuses, orderStatuses } from '../db/values.js';
 import { AppError, notFound, validationError } from '../errors.js';
+import { currentTraceContext } from '../telemetry/trace-context.js';
 import { requireViewer } from './authentication.js';
 import { type Connection, decodeCursor, forwardConnection } from './connection.js';
 import {
@@ -104,6 +105,8 @@ export async function placeOrder(ctx: Context, input: unknown): Promise<OrderRec
     contact: fields.contact ?? null,
     lines: quote.lines.map((line, index) => orderLineOf(line, index + 1)),
     now,
+    // Its supplier orders continue this request's trace in whichever worker steps them (issue 37).
+    traceContext: currentTraceContext(),
   });
   if (placed === 'quote_ordered') {
     throw new AppError(

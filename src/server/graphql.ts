@@ -22,6 +22,7 @@ import { clientAddress } from '../http/client-address.js';
 import { rateLimitHeaders } from '../rate-limits.js';
 import { hashCredential, viewerForTokenHash } from '../resolvers/authentication.js';
 import { schema } from '../schema/index.js';
+import { graphqlTracing } from '../telemetry/graphql-tracing.js';
 import { graphqlIdempotency } from './graphql-idempotency.js';
 import { compiledExecution } from './graphql-jit.js';
 import { graphqlLimits } from './graphql-limits.js';
@@ -187,6 +188,8 @@ export function createGraphQLServer(services: Services, options: { plugins?: Plu
     renderGraphiQL: async (graphiqlOptions) =>
       (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(graphiqlOptions),
     plugins: [
+      // First, so that its span covers the whole operation (issue 37; none without tracing).
+      ...graphqlTracing(),
       ...guardPlugins(production),
       ...compiledExecution(services.logger),
       graphqlIdempotency(services),

@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from '../config.js';
 import { warmUpGeocoder } from '../geo/index.js';
+import { stopTracing } from '../telemetry/register.js';
 import { type AppRole, startApp } from './app.js';
 import { seedDemoInstance } from './seed.js';
 
@@ -36,7 +37,8 @@ export async function runService(role: AppRole): Promise<void> {
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
     app.stop().then(
-      () => process.exit(0),
+      // The spans of the last requests go out before the process ends (nothing to do without tracing).
+      () => stopTracing().then(() => process.exit(0)),
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
         process.exit(1);

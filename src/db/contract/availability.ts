@@ -155,6 +155,12 @@ export interface AvailabilityRequestBatch {
   limits?: MonthlyLimitCheck[];
   /** Start of the month the limits count from (requests created at or after it); `now` when absent. */
   monthStart?: Date;
+  /**
+   * The creating request's W3C trace context (`traceparent` and `tracestate` as a JSON object, `src/telemetry/trace-context.ts`),
+   * kept on each of the batch's gathering tasks ({@link ClaimedTask.traceContext}); absent or null without
+   * tracing.
+   */
+  traceContext?: string | null;
 }
 
 /** A position in the newest-first order of requests: creation time and id. */

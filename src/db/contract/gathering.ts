@@ -19,6 +19,12 @@ export interface ClaimedTask {
   address: AddressRow;
   /** The request's price plan with its rules, as it is at the claim: the worker prices the offers with it. */
   pricingPlan: PricingPlan;
+  /**
+   * The W3C trace context of the request that created the task (`traceparent` and `tracestate` as a JSON
+   * object; `AvailabilityRequestBatch.traceContext`): the worker's span continues that
+   * trace (issue 37). Null when tracing was off.
+   */
+  traceContext: string | null;
 }
 
 /** A gathered offer as the engine stores it: prices in integer minor units, bandwidths in kbps. */

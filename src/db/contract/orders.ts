@@ -211,6 +211,12 @@ export interface SupplierOrderRow {
   sellerCancelState: string | null;
   errorCode: string | null;
   errorMessage: string | null;
+  /**
+   * The W3C trace context of the request that placed the order (`traceparent` and `tracestate` as a JSON
+   * object, `src/telemetry/trace-context.ts`), from {@link NewOrder.traceContext}: the order worker's spans continue that trace
+   * (issue 37). Null when tracing was off.
+   */
+  traceContext: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -240,6 +246,8 @@ export interface NewOrder {
   contact: OrderContact | null;
   lines: NewOrderLine[];
   now: Date;
+  /** The placing request's W3C trace context, kept on each supplier order; absent or null without tracing. */
+  traceContext?: string | null;
 }
 
 /** A claimed supplier order, with everything its task needs to place and follow it. */

@@ -76,6 +76,7 @@ export function newOrderRows(input: NewOrder): {
       sellerCancelState: null,
       errorCode: null,
       errorMessage: null,
+      traceContext: input.traceContext ?? null,
       ...stamps,
     });
   }

@@ -49,6 +49,7 @@ export const insertAvailabilityRequests: Op<'insertAvailabilityRequests'> = asyn
         availableAt: now,
         createdAt: now,
         updatedAt: now,
+        traceContext: batch.traceContext ?? null,
       })),
     );
     const insert = oneStatement([

@@ -147,6 +147,7 @@ export const claimTasks: Op<'claimTasks'> = async (db, input) => {
     request: { ...row.request, filters: canonicalFilters(row.request.filters) },
     address: row.address,
     pricingPlan: { ...row.plan, rules: row.rules },
+    traceContext: row.task.traceContext,
   }));
   return { claimed, changed };
 };

@@ -110,6 +110,12 @@ export const gatheringTasks = pgTable(
     errorCode: text(),
     errorMessage: text(),
     finishedAt: instant(),
+    /**
+     * The W3C trace context (`traceparent` and `tracestate` as a JSON object, `src/telemetry/trace-context.ts`) of the request
+     * that created it, when tracing was on: its worker's span continues that trace (issue 37). Null
+     * without tracing.
+     */
+    traceContext: text(),
     ...timestamps,
   },
   (t) => [

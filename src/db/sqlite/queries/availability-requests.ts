@@ -44,6 +44,7 @@ const tasksInsert = preparedQuery((db) => {
           finishedAt: none.as('finished_at'),
           createdAt: nowMs.as('created_at'),
           updatedAt: nowMs.as('updated_at'),
+          traceContext: sql`${sql.placeholder('traceContext')}`.as('trace_context'),
         })
         .from(sql`json_each(${sql.placeholder('sourceIds')})`),
     )
@@ -88,6 +89,7 @@ export const insertAvailabilityRequests: Op<'insertAvailabilityRequests'> = asyn
             requestId: request.id,
             nowMs: now.getTime(),
             sourceIds: JSON.stringify(sourceIds),
+            traceContext: batch.traceContext ?? null,
           });
         }
       }

@@ -68,6 +68,7 @@ export const claimTasks: Op<'claimTasks'> = async (db, input) => {
           ? { ...row.request, status: 'in_progress' as const, updatedAt: input.now }
           : row.request,
         address: row.address,
+        traceContext: row.task.traceContext,
       }));
       return { leased, changed };
     },

@@ -97,6 +97,12 @@ export const gatheringTasks = sqliteTable(
     errorCode: text(),
     errorMessage: text(),
     finishedAt: integer({ mode: 'timestamp_ms' }),
+    /**
+     * The W3C trace context (`traceparent` and `tracestate` as a JSON object, `src/telemetry/trace-context.ts`) of the request
+     * that created it, when tracing was on: its worker's span continues that trace (issue 37). Null
+     * without tracing.
+     */
+    traceContext: text(),
     ...timestamps,
   },
   (t) => [
