@@ -9,6 +9,7 @@ import { SonataOrdering } from '../ordering/mef-sonata/ordering-client.js';
 import { OrderListeners } from '../ordering/order-listeners.js';
 import { createSonataOrderStep } from '../ordering/sonata-step.js';
 import { OrderWorker, type SupplierOrderStepper } from '../ordering/worker.js';
+import { inStoredTrace } from '../telemetry/trace-context.js';
 import type { SonataWiring } from './sonata-callbacks.js';
 
 /**
@@ -63,8 +64,18 @@ export function createOrderWorker(services: Services, sonata: SonataWiring): Ord
     clock: services.clock,
     logger: services.logger.child({ component: 'ordering' }),
     owner: `${hostname()}:${process.pid}:${randomUUID()}`,
+    // A step's span continues the trace of the request that placed the order (issue 37).
     step: (claimed, signal, context) =>
-      (steps.get(claimed.source.type) ?? sonataStep)(claimed, signal, context),
+      inStoredTrace(
+        claimed.supplierOrder.traceContext,
+        'supplier order step',
+        {
+          'gateway.supplier_order.id': claimed.supplierOrder.id,
+          'gateway.order.id': claimed.order.id,
+          'gateway.source.key': claimed.source.key,
+        },
+        () => (steps.get(claimed.source.type) ?? sonataStep)(claimed, signal, context),
+      ),
     leaseMs: config.GATHERING_LEASE_SECONDS * 1000,
     concurrency: config.GATHERING_CONCURRENCY,
     idlePollMs: config.GATHERING_IDLE_POLL_MS,
