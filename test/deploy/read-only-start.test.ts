@@ -85,9 +85,10 @@ describe('the image’s files, started read-only by an unprivileged user', () =>
         LOG_LEVEL: 'info',
         METRICS_PORT: String(metricsPort),
       },
-      readyTimeoutMs: 60_000,
+      // Generous: the assembly and the start share the machine with the rest of the suite.
+      readyTimeoutMs: 120_000,
     });
-  }, 240_000);
+  }, 300_000);
 
   afterAll(async () => {
     await gateway?.stop();
