@@ -57,6 +57,12 @@ export interface OrderWorkerOptions {
   leaseMs: number;
   /** Most supplier orders stepped at once. */
   concurrency: number;
+  /**
+   * Most supplier orders claimed ahead of a free slot and held, leased, until one frees (0: none). A slot
+   * that frees then starts its next step at once instead of after a claim's round trips; the lease clock of
+   * a held supplier order runs from its claim, so keep it small against `leaseMs`.
+   */
+  claimAhead: number;
   /** Longest sleep between two looks at the due supplier orders when nothing wakes the worker (ms). */
   idlePollMs: number;
   /** Told after a recorded step changed its order (and wrote its event), so the outbox relay publishes it now. */
@@ -76,6 +82,8 @@ export class OrderWorker {
   /** Steps under way (each holds one of `concurrency` slots), and the records of ended steps. */
   private readonly inFlight = new Set<Promise<void>>();
   private readonly recording = new Set<Promise<void>>();
+  /** Claimed supplier orders waiting for a slot (at most `claimAhead` beyond the free slots), in claim order. */
+  private readonly held: { claimed: ClaimedSupplierOrder; claimedAt: number }[] = [];
   private timer: NodeJS.Timeout | null = null;
   /** Wake-ups for steps due sooner than the idle poll (a retry's back-off, a poll), by their time. */
   private readonly soon = new Map<number, NodeJS.Timeout>();
@@ -143,53 +151,99 @@ export class OrderWorker {
     );
   }
 
-  /** Stops claiming; steps under way are aborted and recorded as due at once, for whoever claims next. */
+  /**
+   * Stops claiming; steps under way are aborted and recorded as due at once, for whoever claims next, and so
+   * are the supplier orders claimed ahead that no step took yet (their leases released unchanged).
+   */
   async stop(): Promise<void> {
     this.stopController.abort();
     if (this.timer) clearTimeout(this.timer);
     for (const timer of this.soon.values()) clearTimeout(timer);
     this.soon.clear();
     await this.running;
+    for (const { claimed } of this.held.splice(0)) this.release(claimed);
     await Promise.all([...this.inFlight]);
     await Promise.all([...this.recording]);
   }
 
+  /** Free step slots: records waiting for the store count too, so a slow store cannot pile up more than one pool of them. */
+  private freeSlots(): number {
+    return this.options.concurrency - Math.max(this.inFlight.size, this.recording.size);
+  }
+
+  /** Starts the held supplier orders that free slots can take, oldest claim first. */
+  private startHeld(): void {
+    while (this.held.length > 0 && this.freeSlots() > 0 && !this.stopController.signal.aborted) {
+      const next = this.held.shift();
+      if (next) this.startStep(next.claimed, next.claimedAt);
+    }
+  }
+
+  private startStep(claimed: ClaimedSupplierOrder, claimedAt: number): void {
+    const run = this.run(claimed, claimedAt).finally(() => {
+      this.inFlight.delete(run);
+      this.startHeld();
+      this.wake();
+    });
+    this.inFlight.add(run);
+  }
+
   private async pump(): Promise<void> {
     const { options } = this;
-    // Records waiting for the store count too, so a slow store cannot pile up more than one pool of them.
-    const free = options.concurrency - Math.max(this.inFlight.size, this.recording.size);
-    if (free <= 0) return;
+    this.startHeld();
+    const wanted = this.freeSlots() + options.claimAhead - this.held.length;
+    if (wanted <= 0) return;
+    const claimedAt = options.clock.now();
     let claimed: ClaimedSupplierOrder[];
     try {
-      claimed = await options.db.claimSupplierOrders(
-        options.owner,
-        options.clock.now(),
-        options.leaseMs,
-        free,
-      );
+      claimed = await options.db.claimSupplierOrders(options.owner, claimedAt, options.leaseMs, wanted);
     } catch (error) {
       options.logger.warn({ err: error }, 'claiming supplier orders failed');
       return;
     }
-    for (const one of claimed) {
-      const run = this.run(one).finally(() => {
-        this.inFlight.delete(run);
-        this.wake();
-      });
-      this.inFlight.add(run);
+    for (const one of claimed) this.held.push({ claimed: one, claimedAt: claimedAt.getTime() });
+    // Slots freed during the claim take their steps now; the rest wait, leased, for the next free slot.
+    this.startHeld();
+    if (this.stopController.signal.aborted) {
+      for (const { claimed: one } of this.held.splice(0)) this.release(one);
     }
   }
 
-  private async run(claimed: ClaimedSupplierOrder): Promise<void> {
+  /**
+   * Gives a held supplier order back unchanged (fenced on the lease, as a step's record is): its lease
+   * released and due at once, its status, seller state and error kept.
+   */
+  private release(claimed: ClaimedSupplierOrder): void {
+    const { supplierOrder } = claimed;
+    const log = this.options.logger.child({ supplierOrderId: supplierOrder.id, orderId: claimed.order.id });
+    const released = this.record(
+      claimed,
+      {
+        status: supplierOrder.status,
+        sellerOrderId: supplierOrder.sellerOrderId,
+        sellerState: supplierOrder.sellerState,
+        nextCheckAt: this.options.clock.now(),
+        errorCode: supplierOrder.errorCode,
+        errorMessage: supplierOrder.errorMessage,
+        lines: [],
+      },
+      log,
+    ).finally(() => this.recording.delete(released));
+    this.recording.add(released);
+  }
+
+  private async run(claimed: ClaimedSupplierOrder, claimedAt: number): Promise<void> {
     const { options } = this;
     const log = options.logger.child({
       supplierOrderId: claimed.supplierOrder.id,
       orderId: claimed.order.id,
       sourceId: claimed.source.id,
     });
+    // The lease runs from the claim, not from the step's start: a held supplier order has less of it left.
+    const leaseLeft = claimedAt + options.leaseMs * 0.8 - options.clock.now().getTime();
     const signal = AbortSignal.any([
       this.stopController.signal,
-      AbortSignal.timeout(Math.floor(options.leaseMs * 0.8)),
+      AbortSignal.timeout(Math.max(0, Math.floor(leaseLeft))),
     ]);
     let step: SupplierOrderStep;
     try {
@@ -220,6 +274,7 @@ export class OrderWorker {
     // store (a pooled connection, the order's row) would keep the next step from starting.
     const recorded = this.record(claimed, step, log).finally(() => {
       this.recording.delete(recorded);
+      this.startHeld();
       this.wake();
     });
     this.recording.add(recorded);
