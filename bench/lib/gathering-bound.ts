@@ -153,8 +153,8 @@ export function sonataWork(
 export function recordSupplierCalls<C extends { source: string } = Omit<SupplierCall, 'ms'>>(
   port: number,
   callOf: (method: string, path: string) => C | null,
-): { calls: (C & { ms: number })[]; reset(): void; stop(): void } {
-  const calls: (C & { ms: number })[] = [];
+): { calls: (C & { ms: number; at: number })[]; reset(): void; stop(): void } {
+  const calls: (C & { ms: number; at: number })[] = [];
   const started = new WeakMap<IncomingMessage, { call: C; at: number }>();
   const ours = (socket: Socket) => socket.localPort === port;
   const onStart = (message: unknown) => {
@@ -166,7 +166,7 @@ export function recordSupplierCalls<C extends { source: string } = Omit<Supplier
   const onFinish = (message: unknown) => {
     const { request } = message as { request: IncomingMessage };
     const start = started.get(request);
-    if (start) calls.push({ ...start.call, ms: performance.now() - start.at });
+    if (start) calls.push({ ...start.call, at: start.at, ms: performance.now() - start.at });
   };
   subscribe('http.server.request.start', onStart);
   subscribe('http.server.response.finish', onFinish);

@@ -15,15 +15,19 @@ import type { GatheringBound } from './gathering-bound.js';
  */
 export type OrderCallKind = 'create' | 'read' | 'lookup' | 'product' | 'other';
 
-/** One answered call to a seller: its source key, its kind and how long the seller took (ms). */
+/**
+ * One answered call to a seller: its source key, its kind, how long the seller took (ms) and, as recorded,
+ * when it started (`performance.now()` of the bench process, ms).
+ */
 export interface OrderCall {
   source: string;
   kind: OrderCallKind;
+  at?: number;
   ms: number;
 }
 
 /** A call to `/sonata/<key>/<mode>/…` as its source key and {@link OrderCallKind}; null for another path. */
-export function orderCallOf(method: string, path: string): Omit<OrderCall, 'ms'> | null {
+export function orderCallOf(method: string, path: string): Omit<OrderCall, 'ms' | 'at'> | null {
   const match = /^\/sonata\/([a-z0-9-]+)\/(.*)$/.exec(path);
   if (!match?.[1]) return null;
   const [below = '', query = ''] = (match[2] ?? '').split('?');

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
@@ -111,7 +112,7 @@ async function orderRun(context: BenchContext, store: BenchStore, runIndex: numb
           const lines = body.data.lines as { fulfilment: string }[];
           if (lines.length !== orderSellers.length || lines.some((line) => line.fulfilment !== 'supplier'))
             throw new Error(`order ${body.data.id} is not ${orderSellers.length} supplier lines`);
-          return { id: body.data.id as string, at };
+          return { id: body.data.id as string, at, answeredAt: monotonicMs() };
         };
         // Warm-up: one order through the whole path (tokens fetched, the subscription proven live).
         const warmUp = await place(warmUpQuote);
@@ -122,6 +123,7 @@ async function orderRun(context: BenchContext, store: BenchStore, runIndex: numb
         const rss = watchRss(server.pid);
         const cpuBefore = processCpuMs(server.pid);
         const firstPostAt = monotonicMs();
+        const firstPostPerf = performance.now();
         const placed = await Promise.all(quoteIds.map(place));
         const placeMs = monotonicMs() - firstPostAt;
         context.log(`  ${placed.length} orders placed in ${(placeMs / 1000).toFixed(2)} s`);
@@ -149,6 +151,16 @@ async function orderRun(context: BenchContext, store: BenchStore, runIndex: numb
           else notCompleted += 1;
         }
         const calls = sellers.calls();
+        if (process.env.BENCH_TIMELINE) {
+          writeTimeline(process.env.BENCH_TIMELINE, store, runIndex, {
+            calls: calls.map((call) => ({ ...call, at: (call.at ?? Number.NaN) - firstPostPerf })),
+            orders: placed.map((order) => ({
+              postedAt: order.at - firstPostAt,
+              answeredAt: order.answeredAt - firstPostAt,
+              endedAt: (watch.endedAt.get(order.id)?.at ?? Number.NaN) - firstPostAt,
+            })),
+          });
+        }
         const supplier = new LatencyRecorder();
         for (const call of calls) if (call.kind !== 'other') supplier.record(call.ms);
         return {
@@ -291,4 +303,13 @@ export function orderScenario(store: BenchStore): Scenario {
       return rows;
     },
   };
+}
+
+/**
+ * `BENCH_TIMELINE=<prefix>`: writes a run's seller calls (kind, source, start and length, ms from the first
+ * `POST /orders`) and each order's post, answer and `COMPLETED` times to `<prefix>-<store>-<run>.json`, to see
+ * when the sellers' bulkheads were not full.
+ */
+function writeTimeline(prefix: string, store: BenchStore, runIndex: number, timeline: unknown): void {
+  writeFileSync(`${prefix}-${store}-${runIndex}.json`, JSON.stringify(timeline));
 }

@@ -171,8 +171,17 @@ export class OrderWorker {
     return this.options.concurrency - Math.max(this.inFlight.size, this.recording.size);
   }
 
-  /** Starts the held supplier orders that free slots can take, oldest claim first. */
+  /**
+   * Starts the held supplier orders that free slots can take, oldest claim first. One held for half its
+   * lease (every slot busy with slow sellers) is given back instead: its step would have little time left,
+   * and another worker may have slots for it.
+   */
   private startHeld(): void {
+    const stale = this.options.clock.now().getTime() - this.options.leaseMs / 2;
+    while (this.held[0] && this.held[0].claimedAt <= stale) {
+      const next = this.held.shift();
+      if (next) this.release(next.claimed);
+    }
     while (this.held.length > 0 && this.freeSlots() > 0 && !this.stopController.signal.aborted) {
       const next = this.held.shift();
       if (next) this.startStep(next.claimed, next.claimedAt);

@@ -40,40 +40,47 @@ describe(`the order worker claiming ahead, in the ${testStore} store`, () => {
     database?.remove();
   });
 
-  it('when a slot frees while the next claim is under way, then a held supplier order starts; on stop the held ones are given back due', async () => {
-    const { one, two, three } = world.sources;
-    await placeOrder(store, world, 'Bakker', [one, two, three]);
-    await placeOrder(store, world, 'Visser', [one, two, three]);
-    const limits: number[] = [];
-    const secondClaim = gate();
+  /** A step that changes nothing shown, due again in an hour. */
+  const quiet = (claimed: Pick<ClaimedSupplierOrder, 'supplierOrder'>): SupplierOrderStep => ({
+    status: 'following',
+    sellerOrderId: `seller-${claimed.supplierOrder.id}`,
+    sellerState: 'inProgress',
+    nextCheckAt: new Date(Date.now() + 3_600_000),
+    errorCode: null,
+    errorMessage: null,
+    lines: [],
+  });
+
+  /**
+   * A worker on the store whose steps wait for the test (`finish`), or end quietly when aborted; `claims`
+   * lists each claim's limit, and `claimGate` (when given) holds every claim after the first.
+   */
+  const stepWorker = (options: {
+    concurrency: number;
+    claimAhead: number;
+    clock?: { now(): Date };
+    claimGate?: Promise<void>;
+  }) => {
+    const claims: number[] = [];
     const started: string[] = [];
     const finish = new Map<string, (step: SupplierOrderStep) => void>();
-    const quiet = (claimed: ClaimedSupplierOrder): SupplierOrderStep => ({
-      status: 'following',
-      sellerOrderId: `seller-${claimed.supplierOrder.id}`,
-      sellerState: 'inProgress',
-      nextCheckAt: new Date(Date.now() + 3_600_000),
-      errorCode: null,
-      errorMessage: null,
-      lines: [],
-    });
     const worker = new OrderWorker({
       db: {
         claimSupplierOrders: async (owner, now, leaseMs, limit) => {
-          limits.push(limit);
-          if (limits.length > 1) await secondClaim.opened;
+          claims.push(limit);
+          if (claims.length > 1) await options.claimGate;
           return store.claimSupplierOrders(owner, now, leaseMs, limit);
         },
         recordSupplierOrderProgress: (progress) => store.recordSupplierOrderProgress(progress),
         markSupplierOrderPosting: (...args) => store.markSupplierOrderPosting(...args),
         markSupplierOrderCancelPosting: (...args) => store.markSupplierOrderCancelPosting(...args),
       },
-      clock: { now: () => new Date() },
+      clock: options.clock ?? { now: () => new Date() },
       logger: createLogger('silent'),
       owner: 'worker-ahead',
       leaseMs: LEASE_MS,
-      concurrency: 2,
-      claimAhead: 2,
+      concurrency: options.concurrency,
+      claimAhead: options.claimAhead,
       idlePollMs: 3_600_000,
       onChanges: () => {},
       step: (claimed, signal) =>
@@ -83,22 +90,35 @@ describe(`the order worker claiming ahead, in the ${testStore} store`, () => {
           signal.addEventListener('abort', () => resolve(quiet(claimed)));
         }),
     });
+    const end = (id: string | undefined) =>
+      finish.get(id as string)?.(quiet({ supplierOrder: { id } as SupplierOrderRow }));
+    return { worker, claims, started, end };
+  };
+
+  it('when a slot frees while the next claim is under way, then a held supplier order starts; on stop the held ones are given back due', async () => {
+    const { one, two, three } = world.sources;
+    await placeOrder(store, world, 'Bakker', [one, two, three]);
+    await placeOrder(store, world, 'Visser', [one, two, three]);
+    const secondClaim = gate();
+    const { worker, claims, started, end } = stepWorker({
+      concurrency: 2,
+      claimAhead: 2,
+      claimGate: secondClaim.opened,
+    });
     const rowsBefore = (await storedRows(store, 'supplierOrders')) as SupplierOrderRow[];
-    const due = [...rowsBefore].sort((a, b) => (a.id < b.id ? -1 : 1));
-    expect(due).toHaveLength(6);
+    expect(rowsBefore).toHaveLength(6);
 
     worker.start();
     await vi.waitFor(() => expect(started).toHaveLength(2));
     // Two free slots and two ahead.
-    expect(limits).toEqual([4]);
+    expect(claims).toEqual([4]);
 
-    const [first] = started;
-    finish.get(first as string)?.(quiet({ supplierOrder: { id: first } } as ClaimedSupplierOrder));
+    end(started[0]);
     // The slot it frees takes a held one at once, while the claim it also asks for waits.
     await vi.waitFor(() => expect(started).toHaveLength(3));
-    await vi.waitFor(() => expect(limits).toHaveLength(2));
+    await vi.waitFor(() => expect(claims).toHaveLength(2));
     // No slot is free (two steps run); one is held (the fourth), so one more is claimed ahead.
-    expect(limits[1]).toBe(1);
+    expect(claims[1]).toBe(1);
 
     const stopping = worker.stop();
     secondClaim.open();
@@ -127,5 +147,32 @@ describe(`the order worker claiming ahead, in the ${testStore} store`, () => {
     expect(reclaimed.map((claim) => claim.supplierOrder.id).sort()).toEqual(
       given.map((row) => row.id).sort(),
     );
+  });
+
+  it('when a held supplier order waited half its lease, then it is given back and the oldest due one steps instead', async () => {
+    const { one, two, three } = world.sources;
+    await placeOrder(store, world, 'Bakker', [one, two, three]);
+    const due = ((await storedRows(store, 'supplierOrders')) as SupplierOrderRow[])
+      .map((row) => row.id)
+      .sort((a, b) => (Buffer.from(a) < Buffer.from(b) ? -1 : 1));
+    let now = Date.now();
+    const { worker, claims, started, end } = stepWorker({
+      concurrency: 1,
+      claimAhead: 1,
+      clock: { now: () => new Date(now) },
+    });
+    worker.start();
+    await vi.waitFor(() => expect(started).toEqual([due[0]]));
+    expect(claims).toEqual([2]);
+
+    now += LEASE_MS / 2 + 1_000;
+    end(due[0]);
+    // The second was held too long: back (due from now), so the third, due since the order, goes first.
+    await vi.waitFor(() => expect(started).toEqual([due[0], due[2]]));
+    const [held] = (await storedRows(store, 'supplierOrders', {
+      id: due[1] as string,
+    })) as SupplierOrderRow[];
+    expect(held?.leaseExpiresAt?.getTime()).toBe(now + LEASE_MS);
+    await worker.stop();
   });
 });
