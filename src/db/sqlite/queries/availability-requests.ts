@@ -42,9 +42,10 @@ const tasksInsert = preparedQuery((db) => {
           errorCode: none.as('error_code'),
           errorMessage: none.as('error_message'),
           finishedAt: none.as('finished_at'),
+          // In the table's column order, which an INSERT … SELECT must follow.
+          traceContext: sql`${sql.placeholder('traceContext')}`.as('trace_context'),
           createdAt: nowMs.as('created_at'),
           updatedAt: nowMs.as('updated_at'),
-          traceContext: sql`${sql.placeholder('traceContext')}`.as('trace_context'),
         })
         .from(sql`json_each(${sql.placeholder('sourceIds')})`),
     )
