@@ -175,13 +175,14 @@ describe('bulkInserter (PostgreSQL): INSERT … SELECT FROM unnest', () => {
       'select $1::text, "availability_request_id", "source_id", $2::text, $3::integer, "available_at", $4::text,',
     );
     expect(statements[0]?.sql).toContain(
-      'from unnest($11::text[], $12::text[], $13::timestamp (3) with time zone[]) with ordinality',
+      'from unnest($12::text[], $13::text[], $14::timestamp (3) with time zone[]) with ordinality',
     );
-    // instance, status, attempts, the five unset columns, created and updated: one value each.
-    expect(statements[0]?.params.slice(0, 10)).toEqual([
+    // instance, status, attempts, the six unset columns, created and updated: one value each.
+    expect(statements[0]?.params.slice(0, 11)).toEqual([
       'ins_a',
       'queued',
       0,
+      null,
       null,
       null,
       null,
