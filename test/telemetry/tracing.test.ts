@@ -1,0 +1,243 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SupplierSimulator, startSupplierSimulator } from '../../src/gathering/simulator/server.js';
+import { tempDatabasePath } from '../helpers/app.js';
+import { type GatewayProcess, startGatewayProcess } from '../helpers/gateway-process.js';
+import { testStore } from '../helpers/store.js';
+import { waitFor } from '../helpers/wait.js';
+import { demoCredentials, type GatewayApi, signedIn } from '../scale-out/sonata-ordering.js';
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from './otlp-receiver.js';
+import { type RecordingProxy, startRecordingProxy } from './recording-proxy.js';
+
+/*
+ * Issue 37, item 1: a request's trace, as an OTLP/HTTP receiver started here receives it. On PostgreSQL the
+ * request is created on an API-only instance A and gathered by a worker process C on the same database, so
+ * the trace crosses processes through the task; on SQLite (one process per database file) one instance does
+ * both. The supplier is the simulator behind a proxy that records the `traceparent` each call arrived with.
+ */
+
+const SERVER = 2;
+const CLIENT = 3;
+const PRODUCER = 4;
+const CONSUMER = 5;
+
+const shared = testStore === 'postgres';
+/** The caller's own trace: the gateway must continue it (W3C Trace Context, `traceparent`). */
+const callerTraceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+const callerSpanId = '00f067aa0ba902b7';
+
+const tracingEnv = (receiver: OtlpReceiver, service: string) => ({
+  OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+  OTEL_SERVICE_NAME: service,
+  OTEL_BSP_SCHEDULE_DELAY: '50',
+});
+
+describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' : 'one instance'})`, () => {
+  let receiver: OtlpReceiver;
+  let simulator: SupplierSimulator;
+  let proxy: RecordingProxy;
+  let database: { path: string; remove(): void };
+  const processes: GatewayProcess[] = [];
+  let api: GatewayApi;
+
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+    simulator = await startSupplierSimulator();
+    proxy = await startRecordingProxy(simulator.url);
+    database = tempDatabasePath();
+    const common = { DATABASE_URL: database.path, LOG_LEVEL: 'info', GATHERING_IDLE_POLL_MS: '50' };
+    const a = await startGatewayProcess({
+      env: {
+        ...common,
+        ...tracingEnv(receiver, 'gateway-a'),
+        SEED_DEMO: 'true',
+        ...(shared ? { GATHERING_WORKER: 'off' } : {}),
+      },
+      readyTimeoutMs: 90_000,
+    });
+    processes.push(a);
+    api = await signedIn(a.url, await demoCredentials(a));
+    const { sources } = await api.graphql('{ sources { id } }');
+    const off = (sources as { id: string }[])
+      .map(
+        (source, index) =>
+          `s${index}: setSourceEnabled(id: "${source.id}", enabled: false) { source { id } }`,
+      )
+      .join('\n');
+    await api.graphql(`mutation {\n${off}\n}`);
+    await api.graphql(
+      `mutation ($input: RegisterSourceInput!) { registerSource(input: $input) { source { id } } }`,
+      {
+        input: {
+          key: 'kpn-traced',
+          name: 'KPN WBA',
+          network: 'KPN',
+          countryCodes: ['NL'],
+          endpointUrl: `${proxy.url}/suppliers/kpn-wba/availability`,
+        },
+      },
+    );
+    if (shared) {
+      processes.push(
+        await startGatewayProcess({
+          role: 'worker',
+          env: { ...common, ...tracingEnv(receiver, 'gateway-c') },
+        }),
+      );
+    }
+  }, 240_000);
+
+  afterAll(async () => {
+    await Promise.all(processes.map((each) => each.stop()));
+    await proxy?.close();
+    await simulator?.stop();
+    await receiver?.close();
+    database?.remove();
+  });
+
+  it('when a REST request arrives with a traceparent, then its trace continues into the task, the worker, the supplier call and the event', async () => {
+    const [a] = processes;
+    const worker = shared ? 'gateway-c' : 'gateway-a';
+    const response = await fetch(`${a?.url}/availability-requests`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-auth-token': api.token,
+        traceparent: `00-${callerTraceId}-${callerSpanId}-01`,
+      },
+      body: JSON.stringify([
+        {
+          address: {
+            country_code: 'NL',
+            street: 'Lijnbaansgracht',
+            city: 'Amsterdam',
+            house_number: '206',
+            house_number_addition: 'H',
+            postal_code: '1016 XA',
+          },
+        },
+      ]),
+    });
+    expect(response.status).toBe(201);
+    const requestId = ((await response.json()) as { data: { id: string }[] }).data[0]?.id ?? '';
+    await waitFor(
+      () => api.request('GET', `/availability-requests/${requestId}`),
+      (answer) => answer.body.data.status === 'completed',
+      30_000,
+    );
+    const inTrace = () => receiver.spans().filter((span) => span.traceId === callerTraceId);
+    const spans = await waitFor(
+      async () => inTrace(),
+      (found) => found.some((span) => span.kind === PRODUCER) && found.some((span) => span.kind === SERVER),
+      15_000,
+    );
+
+    // A: the HTTP span continues the caller's span.
+    const http = only(
+      spans,
+      (span) => span.kind === SERVER && span.attributes['url.path'] === '/availability-requests',
+    );
+    expect({
+      service: http.service,
+      parent: http.parentSpanId,
+      status: http.attributes['http.response.status_code'],
+    }).toEqual({
+      service: 'gateway-a',
+      parent: callerSpanId,
+      status: 201,
+    });
+    // C: the task's span, a child of A's HTTP span through the context stored with the task.
+    const task = only(spans, (span) => span.name === 'gathering task');
+    expect({
+      service: task.service,
+      kind: task.kind,
+      parent: task.parentSpanId,
+      attributes: task.attributes,
+    }).toEqual({
+      service: worker,
+      kind: CONSUMER,
+      parent: http.spanId,
+      attributes: {
+        'gateway.gathering.task_id': expect.any(Number),
+        'gateway.gathering.attempt': 1,
+        'gateway.source.key': 'kpn-traced',
+        'gateway.source.type': 'http',
+        'gateway.availability_request.id': requestId,
+      },
+    });
+    // The supplier call: a client span under the task, whose traceparent the supplier received.
+    const call = only(
+      spans,
+      (span) =>
+        span.kind === CLIENT &&
+        span.service === worker &&
+        span.parentSpanId === task.spanId &&
+        String(span.attributes['url.full']).includes('/suppliers/kpn-wba/availability'),
+    );
+    const received = proxy.calls().filter((each) => each.path.startsWith('/suppliers/kpn-wba/availability'));
+    expect(received.map((each) => each.traceparent)).toEqual([`00-${callerTraceId}-${call.spanId}-01`]);
+    // The event the task's completion wrote, in the same trace.
+    const event = only(spans, (span) => span.kind === PRODUCER);
+    expect({
+      service: event.service,
+      name: event.name,
+      parent: event.parentSpanId,
+      subject: event.attributes['gateway.event.subject_id'],
+    }).toEqual({
+      service: worker,
+      name: 'create availabilityRequest:changed',
+      parent: task.spanId,
+      subject: requestId,
+    });
+    // Log lines written inside the trace carry its ids.
+    const logged = processes
+      .flatMap((each) => each.output().split('\n'))
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.trace_id === callerTraceId);
+    expect(logged.map((line) => [line.msg, line.span_id])).toContainEqual(['request completed', http.spanId]);
+  });
+
+  it('when a GraphQL operation arrives with a traceparent, then one span for the operation is a child of its HTTP span', async () => {
+    const [a] = processes;
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const response = await fetch(`${a?.url}/graphql`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-auth-token': api.token,
+        traceparent: `00-${traceId}-b7ad6b7169203331-01`,
+      },
+      body: JSON.stringify({ query: 'query Sources { sources { key } }' }),
+    });
+    expect(await response.json()).toEqual({
+      data: { sources: expect.arrayContaining([{ key: 'kpn-traced' }]) },
+    });
+    const spans = await waitFor(
+      async () => receiver.spans().filter((span) => span.traceId === traceId),
+      (found) =>
+        found.some((span) => span.name === 'query.Sources') && found.some((span) => span.kind === SERVER),
+      15_000,
+    );
+    const http = only(spans, (span) => span.kind === SERVER);
+    const operation = only(spans, (span) => span.name === 'query.Sources');
+    expect([
+      http.parentSpanId,
+      operation.parentSpanId,
+      operation.attributes['graphql.execute.operationType'],
+    ]).toEqual(['b7ad6b7169203331', http.spanId, 'query']);
+    // One span per operation: none per resolver.
+    expect(spans.filter((span) => span.service === 'gateway-a' && span.name.startsWith('Query.'))).toEqual(
+      [],
+    );
+  });
+});
+
+/** The one span matching `test`; fails with every span of the trace otherwise. */
+function only(spans: ReceivedSpan[], test: (span: ReceivedSpan) => boolean): ReceivedSpan {
+  const found = spans.filter(test);
+  if (found.length !== 1) {
+    throw new Error(`expected one matching span, found ${found.length} in ${JSON.stringify(spans, null, 1)}`);
+  }
+  return found[0] as ReceivedSpan;
+}
