@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from './build.js';
 
@@ -53,7 +54,8 @@ export function productionPackages(lockfile: {
  * - `package.json` and `package-lock.json`;
  * - `node_modules/` with the production dependencies only, copied from the installed `node_modules/` of the
  *   repository (so better-sqlite3's native module is the one `npm ci` built, and no registry is needed):
- *   every lockfile package npm's `--omit=dev` keeps, checked against the installed version. No `.bin/`.
+ *   every lockfile package npm's `--omit=dev` keeps, checked against the installed version; no top-level
+ *   `.bin/` (nothing runs a package's command line).
  *
  * Nothing in it is written at run time: the SQLite file goes where `DATABASE_URL` says (`/data/gateway.db`
  * in the image, a volume).
@@ -76,8 +78,11 @@ export function assembleImage(options: { outDir: string; typeCheck?: boolean }):
   });
 
   const lockfile = JSON.parse(readFileSync(join(projectRoot, 'package-lock.json'), 'utf8'));
+  const production = productionPackages(lockfile);
   const packages: string[] = [];
-  for (const [key, entry] of productionPackages(lockfile)) {
+  // Top-level packages by the folder they go to (`node_modules`, `node_modules/@scope`).
+  const copies = new Map<string, string[]>();
+  for (const [key, entry] of production) {
     const installed = join(projectRoot, key);
     if (!existsSync(installed)) {
       if (entry.optional || entry.devOptional) continue;
@@ -86,14 +91,36 @@ export function assembleImage(options: { outDir: string; typeCheck?: boolean }):
     const version = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).version;
     if (entry.version !== undefined && version !== entry.version)
       throw new Error(`${key} is installed as ${version}, the lockfile says ${entry.version}: run npm ci`);
-    // A package's own nested node_modules/ holds packages of their own lockfile entries, copied as such.
-    cpSync(installed, join(root, key), {
-      recursive: true,
-      filter: (source) => relative(installed, source).split(/[\\/]/)[0] !== 'node_modules',
-    });
     packages.push(key);
+    if (key.lastIndexOf('node_modules/') === 0)
+      copies.set(dirname(key), [...(copies.get(dirname(key)) ?? []), installed]);
+  }
+  checkNesting(lockfile.packages ?? {}, new Set(production.map(([key]) => key)));
+  // A package is copied whole, its nested node_modules/ with it (production too: see checkNesting), by
+  // coreutils' cp: some 50 000 files, several times faster than fs.cpSync.
+  for (const [folder, sources] of copies) {
+    mkdirSync(join(root, folder), { recursive: true });
+    execFileSync('cp', ['-a', ...sources, join(root, folder)], { stdio: 'inherit' });
   }
   return { root, packages };
+}
+
+/**
+ * Checks that copying each production package whole copies exactly the production packages: every package
+ * nested in another's `node_modules/` is production exactly when that one is.
+ *
+ * @throws Error naming the first nested package whose flag differs from its parent's.
+ */
+function checkNesting(locked: Record<string, LockedPackage>, production: Set<string>): void {
+  for (const key of Object.keys(locked)) {
+    const at = key.lastIndexOf('/node_modules/');
+    if (at < 0) continue;
+    const parent = key.slice(0, at);
+    if (production.has(parent) !== production.has(key))
+      throw new Error(
+        `${key} is ${production.has(key) ? '' : 'not '}a production package, ${parent} is the opposite`,
+      );
+  }
 }
 
 // `tsx scripts/assemble-image.ts --out-dir <dir> [--no-check]`; importing the module assembles nothing.
