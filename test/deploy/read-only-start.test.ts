@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
@@ -7,11 +7,11 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
-  rmSync,
   statSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import getPort from 'get-port';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AssembledImage, assembleImage } from '../../scripts/assemble-image.js';
@@ -25,6 +25,8 @@ import { type GatewayProcess, startGatewayProcess } from '../helpers/gateway-pro
  * ignores file modes), with its SQLite file in a writable folder of its own, the image's `/data` volume.
  * No container engine is needed. The assembly builds without type-checking (`npm test` has type-checked).
  */
+
+const execFileAsync = promisify(execFile);
 
 /** uid and gid the gateway runs as when the tests run as root: Debian's `nobody`/`nogroup`. */
 const UNPRIVILEGED = 65_534;
@@ -95,8 +97,9 @@ describe('the image’s files, started read-only by an unprivileged user', () =>
     if (!root) return;
     // Root removes it as it is; another user must give the tree its write bits back first.
     if (!asRoot && existsSync(join(root, 'app'))) setWritable(join(root, 'app'), true);
-    rmSync(root, { recursive: true, force: true });
-  }, 120_000);
+    // Some 50 000 files: coreutils' rm is many times faster than fs.rm at that.
+    await execFileAsync('rm', ['-rf', root]);
+  }, 300_000);
 
   it('when assembled, then its node_modules holds the production dependencies only', () => {
     const modules = join(image.root, 'node_modules');
