@@ -5,8 +5,16 @@ import { type GatewayProcess, startGatewayProcess } from '../helpers/gateway-pro
 import { testStore } from '../helpers/store.js';
 import { waitFor } from '../helpers/wait.js';
 import { demoCredentials, type GatewayApi, signedIn } from '../scale-out/sonata-ordering.js';
-import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from './otlp-receiver.js';
+import { type OtlpReceiver, startOtlpReceiver } from './otlp-receiver.js';
 import { type RecordingProxy, startRecordingProxy } from './recording-proxy.js';
+import {
+  createTracedRequest,
+  only,
+  SpanKinds,
+  TRACED_SOURCE_KEY,
+  tracingEnv,
+  useTracedSource,
+} from './traced-request.js';
 
 /*
  * Issue 37, item 1: a request's trace, as an OTLP/HTTP receiver started here receives it. On PostgreSQL the
@@ -15,22 +23,12 @@ import { type RecordingProxy, startRecordingProxy } from './recording-proxy.js';
  * both. The supplier is the simulator behind a proxy that records the `traceparent` each call arrived with.
  */
 
-const SERVER = 2;
-const CLIENT = 3;
-const PRODUCER = 4;
-const CONSUMER = 5;
+const { SERVER, CLIENT, PRODUCER, CONSUMER } = SpanKinds;
 
 const shared = testStore === 'postgres';
 /** The caller's own trace: the gateway must continue it (W3C Trace Context, `traceparent`). */
 const callerTraceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 const callerSpanId = '00f067aa0ba902b7';
-
-const tracingEnv = (receiver: OtlpReceiver, service: string) => ({
-  OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-  OTEL_SERVICE_NAME: service,
-  OTEL_BSP_SCHEDULE_DELAY: '50',
-});
 
 describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' : 'one instance'})`, () => {
   let receiver: OtlpReceiver;
@@ -57,26 +55,7 @@ describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' 
     });
     processes.push(a);
     api = await signedIn(a.url, await demoCredentials(a));
-    const { sources } = await api.graphql('{ sources { id } }');
-    const off = (sources as { id: string }[])
-      .map(
-        (source, index) =>
-          `s${index}: setSourceEnabled(id: "${source.id}", enabled: false) { source { id } }`,
-      )
-      .join('\n');
-    await api.graphql(`mutation {\n${off}\n}`);
-    await api.graphql(
-      `mutation ($input: RegisterSourceInput!) { registerSource(input: $input) { source { id } } }`,
-      {
-        input: {
-          key: 'kpn-traced',
-          name: 'KPN WBA',
-          network: 'KPN',
-          countryCodes: ['NL'],
-          endpointUrl: `${proxy.url}/suppliers/kpn-wba/availability`,
-        },
-      },
-    );
+    await useTracedSource(api, proxy.url);
     if (shared) {
       processes.push(
         await startGatewayProcess({
@@ -96,35 +75,8 @@ describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' 
   });
 
   it('when a REST request arrives with a traceparent, then its trace continues into the task, the worker, the supplier call and the event', async () => {
-    const [a] = processes;
     const worker = shared ? 'gateway-c' : 'gateway-a';
-    const response = await fetch(`${a?.url}/availability-requests`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-auth-token': api.token,
-        traceparent: `00-${callerTraceId}-${callerSpanId}-01`,
-      },
-      body: JSON.stringify([
-        {
-          address: {
-            country_code: 'NL',
-            street: 'Lijnbaansgracht',
-            city: 'Amsterdam',
-            house_number: '206',
-            house_number_addition: 'H',
-            postal_code: '1016 XA',
-          },
-        },
-      ]),
-    });
-    expect(response.status).toBe(201);
-    const requestId = ((await response.json()) as { data: { id: string }[] }).data[0]?.id ?? '';
-    await waitFor(
-      () => api.request('GET', `/availability-requests/${requestId}`),
-      (answer) => answer.body.data.status === 'completed',
-      30_000,
-    );
+    const requestId = await createTracedRequest(api, { traceId: callerTraceId, spanId: callerSpanId });
     const inTrace = () => receiver.spans().filter((span) => span.traceId === callerTraceId);
     const spans = await waitFor(
       async () => inTrace(),
@@ -160,7 +112,7 @@ describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' 
       attributes: {
         'gateway.gathering.task_id': expect.any(Number),
         'gateway.gathering.attempt': 1,
-        'gateway.source.key': 'kpn-traced',
+        'gateway.source.key': TRACED_SOURCE_KEY,
         'gateway.source.type': 'http',
         'gateway.availability_request.id': requestId,
       },
@@ -211,7 +163,7 @@ describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' 
       body: JSON.stringify({ query: 'query Sources { sources { key } }' }),
     });
     expect(await response.json()).toEqual({
-      data: { sources: expect.arrayContaining([{ key: 'kpn-traced' }]) },
+      data: { sources: expect.arrayContaining([{ key: TRACED_SOURCE_KEY }]) },
     });
     const spans = await waitFor(
       async () => receiver.spans().filter((span) => span.traceId === traceId),
@@ -232,12 +184,3 @@ describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' 
     );
   });
 });
-
-/** The one span matching `test`; fails with every span of the trace otherwise. */
-function only(spans: ReceivedSpan[], test: (span: ReceivedSpan) => boolean): ReceivedSpan {
-  const found = spans.filter(test);
-  if (found.length !== 1) {
-    throw new Error(`expected one matching span, found ${found.length} in ${JSON.stringify(spans, null, 1)}`);
-  }
-  return found[0] as ReceivedSpan;
-}

@@ -1,0 +1,96 @@
+import { copyFileSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from '../../scripts/build.js';
+import { type SupplierSimulator, startSupplierSimulator } from '../../src/gathering/simulator/server.js';
+import { type GatewayProcess, startGatewayProcess } from '../helpers/gateway-process.js';
+import { waitFor } from '../helpers/wait.js';
+import { demoCredentials, type GatewayApi, signedIn } from '../scale-out/sonata-ordering.js';
+import { type OtlpReceiver, startOtlpReceiver } from './otlp-receiver.js';
+import { type RecordingProxy, startRecordingProxy } from './recording-proxy.js';
+import { createTracedRequest, only, SpanKinds, tracingEnv, useTracedSource } from './traced-request.js';
+
+/*
+ * Issue 37: tracing works under `npm run start:prod` as under `npm start` — the compiled build, run with plain
+ * node, registers the SDK and its loader hook before the service's modules load. Built as
+ * test/scale-out/production-build.test.ts builds (once, in the SQLite project: the build is the same).
+ */
+
+const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+const { SERVER, CLIENT, PRODUCER, CONSUMER } = SpanKinds;
+
+describe.skipIf(process.env.TEST_DATABASE === 'postgres')('tracing in the production build', () => {
+  let deployment: string;
+  let receiver: OtlpReceiver;
+  let simulator: SupplierSimulator;
+  let proxy: RecordingProxy;
+  let gateway: GatewayProcess | undefined;
+  let api: GatewayApi;
+
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+    simulator = await startSupplierSimulator();
+    proxy = await startRecordingProxy(simulator.url);
+    deployment = mkdtempSync(join(tmpdir(), 'gateway-traced-build-'));
+    build({ outDir: join(deployment, 'dist'), typeCheck: false });
+    copyFileSync(join(projectRoot, 'package.json'), join(deployment, 'package.json'));
+    symlinkSync(join(projectRoot, 'node_modules'), join(deployment, 'node_modules'));
+    symlinkSync(join(projectRoot, 'data'), join(deployment, 'data'));
+    gateway = await startGatewayProcess({
+      build: join(deployment, 'dist'),
+      env: {
+        DATABASE_URL: join(deployment, 'gateway.db'),
+        SEED_DEMO: 'true',
+        LOG_LEVEL: 'info',
+        GATHERING_IDLE_POLL_MS: '50',
+        ...tracingEnv(receiver, 'gateway-build'),
+      },
+      readyTimeoutMs: 90_000,
+    });
+    api = await signedIn(gateway.url, await demoCredentials(gateway));
+    await useTracedSource(api, proxy.url);
+  }, 240_000);
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await proxy?.close();
+    await simulator?.stop();
+    await receiver?.close();
+    if (deployment) rmSync(deployment, { recursive: true, force: true });
+  });
+
+  it('when the build serves a request with a traceparent, then the HTTP, task, supplier-call and event spans form one trace', async () => {
+    const caller = { traceId: '5b8aa5a2d2c872e8321cf37308d69df2', spanId: '051581bf3cb55c13' };
+
+    const requestId = await createTracedRequest(api, caller);
+
+    const spans = await waitFor(
+      async () => receiver.spans().filter((span) => span.traceId === caller.traceId),
+      (found) => found.some((span) => span.kind === PRODUCER) && found.some((span) => span.kind === SERVER),
+      15_000,
+    );
+    const http = only(
+      spans,
+      (span) => span.kind === SERVER && span.attributes['url.path'] === '/availability-requests',
+    );
+    const task = only(spans, (span) => span.kind === CONSUMER);
+    const call = only(spans, (span) => span.kind === CLIENT && span.parentSpanId === task.spanId);
+    const event = only(spans, (span) => span.kind === PRODUCER);
+    expect({
+      service: http.service,
+      httpParent: http.parentSpanId,
+      taskParent: task.parentSpanId,
+      eventParent: event.parentSpanId,
+      eventSubject: event.attributes['gateway.event.subject_id'],
+    }).toEqual({
+      service: 'gateway-build',
+      httpParent: caller.spanId,
+      taskParent: http.spanId,
+      eventParent: task.spanId,
+      eventSubject: requestId,
+    });
+    expect(proxy.calls().map((each) => each.traceparent)).toEqual([`00-${caller.traceId}-${call.spanId}-01`]);
+  });
+});
