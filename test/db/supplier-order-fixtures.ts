@@ -1,4 +1,4 @@
-import type { NewOrderLine, OrderRecord, SupplierOrderProgress } from '../../src/db/rows.js';
+import type { NewOrder, NewOrderLine, OrderRecord, SupplierOrderProgress } from '../../src/db/rows.js';
 import type { Store } from '../../src/db/store.js';
 
 /*
@@ -77,6 +77,21 @@ export async function placeOrder(
   customerName: string,
   lines: readonly LineOf[],
 ): Promise<OrderRecord> {
+  const placed = await store.insertOrder(await newOrderFor(store, world, customerName, lines));
+  if (placed === 'quote_ordered') throw new Error('the quote was ordered already');
+  return placed;
+}
+
+/**
+ * What {@link placeOrder} asks `insertOrder` for, with its customer and quote made first (a new customer of
+ * `customerName`, a quote of theirs), so a test can place it itself.
+ */
+export async function newOrderFor(
+  store: Store,
+  world: SupplierOrderWorld,
+  customerName: string,
+  lines: readonly LineOf[],
+): Promise<NewOrder> {
   const customer = await store.insertCustomer(
     world.instanceId,
     {
@@ -126,7 +141,7 @@ export async function placeOrder(
       currency: 'EUR',
     }),
   );
-  const placed = await store.insertOrder({
+  return {
     instanceId: world.instanceId,
     quoteId: quote.id,
     customerId: customer.id,
@@ -135,9 +150,7 @@ export async function placeOrder(
     contact: { name: 'Jan Jansen', emailAddress: 'jan@example.com', number: null },
     lines: orderLines,
     now: T0,
-  });
-  if (placed === 'quote_ordered') throw new Error('the quote was ordered already');
-  return placed;
+  };
 }
 
 /** A step that changes nothing of a supplier order: its state kept, nothing of its lines given. */

@@ -101,9 +101,22 @@ async function lockOrder(tx: Tx, orderId: string): Promise<void> {
   await tx.select({ id: orders.id }).from(orders).where(eq(orders.id, orderId)).for('update');
 }
 
+/**
+ * Three statements besides `BEGIN`/`COMMIT`: the quote's row locked, with the customer's name read beside it;
+ * then, in a snapshot taken after the lock, whether the quote has an open order (the same statement would
+ * miss one committed while it waited for the lock); then the order, its supplier orders, its lines and its
+ * `created` event written as one statement of data-modifying `WITH` clauses (foreign keys are checked at its
+ * end). The record returned is the rows written (`newOrderRows`), as a read gives them.
+ */
 export const insertOrder: Op<'insertOrder'> = async (db, input) =>
   db.transaction(async (tx) => {
-    await tx.select({ id: quotes.id }).from(quotes).where(eq(quotes.id, input.quoteId)).for('update');
+    const [quote] = await tx
+      .select({ customerName: customers.name })
+      .from(quotes)
+      .innerJoin(customers, eq(customers.id, input.customerId))
+      .where(eq(quotes.id, input.quoteId))
+      .for('update', { of: quotes });
+    if (!quote) throw new Error(`insertOrder: no quote ${input.quoteId} with customer ${input.customerId}`);
     const [open] = await tx
       .select({ id: orders.id })
       .from(orders)
@@ -111,11 +124,18 @@ export const insertOrder: Op<'insertOrder'> = async (db, input) =>
       .limit(1);
     if (open) return 'quote_ordered' as const;
     const rows = newOrderRows(input);
-    await tx.insert(orders).values(rows.order);
-    if (rows.supplierOrders.length > 0) await tx.insert(supplierOrders).values(rows.supplierOrders);
-    if (rows.lines.length > 0) await tx.insert(orderLines).values(rows.lines);
-    const record = (await orderRecordIn(tx, rows.order.id)) as OrderRecord;
-    await tx.insert(outboxEvents).values(orderChangeEvent(record, 'created'));
+    const record: OrderRecord = {
+      order: rows.order,
+      customer: { id: input.customerId, name: quote.customerName },
+      lines: [...rows.lines].sort((a, b) => a.position - b.position),
+    };
+    const writes = [
+      tx.insert(orders).values(rows.order),
+      ...(rows.supplierOrders.length > 0 ? [tx.insert(supplierOrders).values(rows.supplierOrders)] : []),
+      ...(rows.lines.length > 0 ? [tx.insert(orderLines).values(rows.lines)] : []),
+    ].map((write, index) => sql`${sql.identifier(`write_${index}`)} as (${write.getSQL()})`);
+    const event = tx.insert(outboxEvents).values(orderChangeEvent(record, 'created'));
+    await tx.execute(sql`with ${sql.join(writes, sql`, `)} ${event.getSQL()}`);
     return record;
   });
 

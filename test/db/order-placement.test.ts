@@ -1,0 +1,69 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/db/open.js';
+import type { Store } from '../../src/db/store.js';
+import { createLogger } from '../../src/logger.js';
+import { tempDatabasePath } from '../helpers/app.js';
+import { countStoredRows, recordStatements, storedRows, testStore } from '../helpers/store.js';
+import {
+  dataStatements,
+  newOrderFor,
+  type SupplierOrderWorld,
+  supplierOrderWorld,
+} from './supplier-order-fixtures.js';
+
+/*
+ * `insertOrder` on this project's store (SQLite, then PostgreSQL): the record it returns is the one a read
+ * gives and the one its `created` event carries, a quote with an open order is refused without a write, and
+ * PostgreSQL places an order in three statements however many lines it has (SQLite, in-process, reads the
+ * order back instead).
+ */
+
+describe(`placing an order in the ${testStore} store`, () => {
+  let database: { path: string; remove(): void };
+  let store: Store;
+  let world: SupplierOrderWorld;
+
+  beforeEach(async () => {
+    database = tempDatabasePath();
+    store = await openStore(database.path, { poolSize: 4, logger: createLogger('silent') });
+    world = await supplierOrderWorld(store);
+  });
+  afterEach(async () => {
+    await store?.close();
+    database?.remove();
+  });
+
+  it('when a quote is ordered, then the record returned is the one read and its event’s; ordered again, nothing is written', async () => {
+    const { one, two } = world.sources;
+    const input = await newOrderFor(store, world, 'Bakker', [one, null, two, one]);
+    const { result: placed, sql } = await recordStatements(store, () => store.insertOrder(input));
+    if (placed === 'quote_ordered') throw new Error('refused');
+
+    expect(placed).toEqual(await store.findOrder(world.instanceId, placed.order.id));
+    expect(placed.customer).toEqual({ id: input.customerId, name: 'Bakker' });
+    expect(placed.lines.map((line) => [line.position, line.fulfilment, line.sourceId])).toEqual([
+      [1, 'supplier', one],
+      [2, 'manual', null],
+      [3, 'supplier', two],
+      [4, 'supplier', one],
+    ]);
+    const [event] = (await storedRows(store, 'outboxEvents', { subjectId: placed.order.id })) as {
+      topic: string;
+      version: number;
+      payload: { kind: string; version: number; record: unknown };
+    }[];
+    expect(event).toMatchObject({
+      topic: 'order:changed',
+      version: 1,
+      payload: { kind: 'created', version: 1 },
+    });
+    expect(event?.payload.record).toEqual(JSON.parse(JSON.stringify(placed)));
+    expect(await countStoredRows(store, 'supplierOrders', { orderId: placed.order.id })).toBe(2);
+    expect(dataStatements(sql)).toHaveLength(testStore === 'postgres' ? 3 : 7);
+
+    const again = await store.insertOrder({ ...input, now: new Date(input.now.getTime() + 1_000) });
+    expect(again).toBe('quote_ordered');
+    expect(await countStoredRows(store, 'orders', { quoteId: input.quoteId })).toBe(1);
+    expect(await countStoredRows(store, 'outboxEvents', { subjectId: placed.order.id })).toBe(1);
+  });
+});
