@@ -197,6 +197,11 @@ describe.each(Object.entries(rendered))('the %s overlay', (_overlay, objects) =>
         runAsNonRoot: true,
         seccompProfile: { type: 'RuntimeDefault' },
       });
+      // The image's user, whose uid the kubelet can check against runAsNonRoot.
+      const imageUser = /^USER (\d+):(\d+)$/m.exec(readFileSync(join(projectRoot, 'Dockerfile'), 'utf8'));
+      expect([pod.securityContext.runAsUser, pod.securityContext.runAsGroup]).toEqual(
+        imageUser?.slice(1).map(Number),
+      );
       expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
       expect(pod.automountServiceAccountToken).toBe(false);
       expect(container.securityContext).toEqual({
@@ -276,6 +281,20 @@ describe.each(Object.entries(rendered))('the %s overlay', (_overlay, objects) =>
     expect(rest?.path.pathType).toBe('Prefix');
     expect(annotation(rest?.ingress, 'proxy-buffering')).toBeUndefined();
     expect(annotation(rest?.ingress, 'proxy-read-timeout')).toBe(serverSeconds('proxy_read_timeout'));
+  });
+});
+
+describe('the image', () => {
+  it('when it starts without a command, then it runs npm run start:prod, as a non-root user, with its data on /data', () => {
+    const dockerfile = readFileSync(join(projectRoot, 'Dockerfile'), 'utf8');
+    const lastStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    expect(lastStage).toMatch(/^\nFROM node:20-bookworm-slim\n/);
+    const instruction = (name: string) =>
+      JSON.parse(new RegExp(`^${name} (.+)$`, 'm').exec(lastStage)?.[1] ?? 'null');
+    expect([...instruction('ENTRYPOINT'), ...instruction('CMD')]).toEqual(npmScript('start:prod'));
+    expect(/^USER (\d+):(\d+)$/m.exec(lastStage)?.slice(1)).toEqual(['1000', '1000']);
+    expect(loadConfig(imageEnvironment()).DATABASE_URL).toBe('/data/gateway.db');
+    expect(lastStage).toMatch(/^VOLUME \/data$/m);
   });
 });
 
