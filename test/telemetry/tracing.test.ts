@@ -61,6 +61,7 @@ describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' 
         await startGatewayProcess({
           role: 'worker',
           env: { ...common, ...tracingEnv(receiver, 'gateway-c') },
+          readyTimeoutMs: 90_000,
         }),
       );
     }
@@ -141,6 +142,20 @@ describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' 
       parent: task.spanId,
       subject: requestId,
     });
+    if (shared) {
+      // PostgreSQL's commands, each under the span it ran in: the create's under A's HTTP span, the
+      // completion's under C's task span.
+      const queries = (parent: string) =>
+        spans.filter(
+          (span) => span.parentSpanId === parent && span.attributes['db.system.name'] === 'postgresql',
+        );
+      expect(queries(http.spanId).map((span) => span.name)).toContainEqual(
+        expect.stringMatching(/^pg\.query:WITH /),
+      );
+      expect(queries(task.spanId).map((span) => span.name)).toContainEqual(
+        expect.stringMatching(/^pg\.query:complete_tasks /),
+      );
+    }
     // Log lines written inside the trace carry its ids.
     const logged = processes
       .flatMap((each) => each.output().split('\n'))
