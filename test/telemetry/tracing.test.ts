@@ -165,6 +165,61 @@ describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' 
     expect(logged.map((line) => [line.msg, line.span_id])).toContainEqual(['request completed', http.spanId]);
   });
 
+  it('when an order is placed with a traceparent, then its supplier order step continues that trace and the placement sent to the supplier carries it', async () => {
+    const worker = shared ? 'gateway-c' : 'gateway-a';
+    const gathered = await createTracedRequest(api, {
+      traceId: '11111111111111111111111111111111',
+      spanId: '1111111111111111',
+    });
+    const { body: read } = await api.request('GET', `/availability-requests/${gathered}`);
+    const customer = await api.request('POST', '/customers', { name: 'Traced Customer B.V.' });
+    const quote = await api.request('POST', '/quotes', {
+      name: 'Traced head office',
+      customer_id: customer.body.data.id,
+      availability_request_product_ids: [read.data.products[0].id],
+    });
+    expect(quote.status).toBe(201);
+    const caller = { traceId: '22222222222222222222222222222222', spanId: '2222222222222222' };
+
+    const placed = await fetch(`${api.base}/orders`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-auth-token': api.token,
+        traceparent: `00-${caller.traceId}-${caller.spanId}-01`,
+      },
+      body: JSON.stringify({ quote_id: quote.body.data.id }),
+    });
+
+    expect(placed.status).toBe(201);
+    const spans = await waitFor(
+      async () => receiver.spans().filter((span) => span.traceId === caller.traceId),
+      (found) =>
+        found.some((span) => span.name === 'supplier order step') &&
+        found.some((span) => span.kind === CLIENT && String(span.attributes['url.full']).includes('/orders')),
+      20_000,
+    );
+    const http = only(spans, (span) => span.kind === SERVER && span.attributes['url.path'] === '/orders');
+    // Each step of the supplier order (the placement, then reads of it) continues the order's trace.
+    const steps = spans.filter((span) => span.name === 'supplier order step');
+    expect(steps.map((each) => [each.parentSpanId, each.service, each.kind])).toEqual(
+      steps.map(() => [http.spanId, worker, CONSUMER]),
+    );
+    expect(http.parentSpanId).toBe(caller.spanId);
+    // The placement reached the supplier with the traceparent of its client span, under a step.
+    const [placement] = proxy
+      .calls()
+      .filter((call) => call.method === 'POST' && call.path === '/suppliers/kpn-wba/orders');
+    const placementSpan = only(
+      spans,
+      (span) => span.kind === CLIENT && placement?.traceparent === `00-${caller.traceId}-${span.spanId}-01`,
+    );
+    expect([
+      placementSpan.attributes['http.request.method'],
+      steps.some((each) => each.spanId === placementSpan.parentSpanId),
+    ]).toEqual(['POST', true]);
+  });
+
   it('when a GraphQL operation arrives with a traceparent, then one span for the operation is a child of its HTTP span', async () => {
     const [a] = processes;
     const traceId = '0af7651916cd43dd8448eb211c80319c';
