@@ -393,8 +393,9 @@ export interface OrderOperations {
   sliceOrders: (instanceId: string, query: OrderSliceQuery) => Promise<OrderRecord[]>;
   /**
    * Claims up to `limit` due supplier orders (`nextCheckAt <= now`, not ended, no live lease) for `owner`
-   * until `now + leaseMs`, counting an attempt each, in one transaction; each claimed one with its source,
-   * order, customer and lines, in the order they fell due (`nextCheckAt`, then id bytewise). Concurrent
+   * until `now + leaseMs`, counting an attempt each, all at once (SQLite: one transaction; PostgreSQL: one
+   * statement); each claimed one with its source, order, customer and lines, in the order they fell due
+   * (`nextCheckAt`, then id bytewise). Concurrent
    * claimers never claim the same one (SQLite: `BEGIN IMMEDIATE`; PostgreSQL: `FOR UPDATE SKIP LOCKED`).
    */
   claimSupplierOrders: (

@@ -178,53 +178,59 @@ export const sliceOrders: Op<'sliceOrders'> = async (db, instanceId, query) => {
 };
 
 /**
- * Five statements however many it claims: the due ids locked (`FOR UPDATE SKIP LOCKED`, in claim order),
- * one update of them all, then their sources, their orders' heads and their lines, each read at once for
- * all of them.
+ * Four statements however many it claims, two round trips: the lease taken by one `UPDATE` of the due ids
+ * it locks (`FOR UPDATE SKIP LOCKED`, in claim order) — atomic on its own, so no transaction around it: a
+ * worker woken when nothing is due costs that one statement — then their sources, their orders' heads and
+ * their lines, read at once for all of them on three pooled connections. Each read is its own snapshot,
+ * as the statements of a READ COMMITTED transaction would be.
  */
 export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, now, leaseMs, limit) => {
-  // A read first, outside a transaction: a worker woken when nothing is due then costs one round trip.
-  const [any] = await db
-    .select({ id: supplierOrders.id })
-    .from(supplierOrders)
-    .where(conditions.dueSupplierOrders(supplierOrders, now))
-    .limit(1);
-  if (!any) return [];
-  return db.transaction(async (tx) => {
-    const due = await tx
+  // A materialized CTE: its `LIMIT … SKIP LOCKED` runs once, where a subquery of `IN` may run again per row.
+  const due = db.$with('due').as(
+    db
       .select({ id: supplierOrders.id })
       .from(supplierOrders)
       .where(conditions.dueSupplierOrders(supplierOrders, now))
       .orderBy(asc(supplierOrders.nextCheckAt), asc(bytewise(supplierOrders.id)))
       .limit(limit)
-      .for('update', { skipLocked: true });
-    if (due.length === 0) return [];
-    const ids = due.map((row) => row.id);
-    const rows = await tx
-      .update(supplierOrders)
-      .set({
-        leaseOwner: owner,
-        leaseExpiresAt: new Date(now.getTime() + leaseMs),
-        attempts: sql`${supplierOrders.attempts} + 1`,
-        updatedAt: now,
-      })
-      .where(inArray(supplierOrders.id, ids))
-      .returning();
-    const sourceIds = [...new Set(rows.map((row) => row.sourceId))];
-    const orderIds = [...new Set(rows.map((row) => row.orderId))];
-    const sourceRows = await tx.select().from(sources).where(inArray(sources.id, sourceIds));
-    const heads = await tx
+      .for('update', { skipLocked: true }),
+  );
+  const rows = await db
+    .with(due)
+    .update(supplierOrders)
+    .set({
+      leaseOwner: owner,
+      leaseExpiresAt: new Date(now.getTime() + leaseMs),
+      attempts: sql`${supplierOrders.attempts} + 1`,
+      updatedAt: now,
+    })
+    .where(inArray(supplierOrders.id, db.select({ id: due.id }).from(due)))
+    .returning();
+  if (rows.length === 0) return [];
+  // `RETURNING` keeps no order: the claim order again (ids are ASCII, so `<` is bytewise).
+  rows.sort(
+    (a, b) =>
+      (a.nextCheckAt?.getTime() ?? 0) - (b.nextCheckAt?.getTime() ?? 0) ||
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+  const ids = rows.map((row) => row.id);
+  const [sourceRows, heads, lines] = await Promise.all([
+    db
+      .select()
+      .from(sources)
+      .where(inArray(sources.id, [...new Set(rows.map((row) => row.sourceId))])),
+    db
       .select(headColumns)
       .from(orders)
       .innerJoin(customers, eq(customers.id, orders.customerId))
-      .where(inArray(orders.id, orderIds));
-    const lines = await tx
+      .where(inArray(orders.id, [...new Set(rows.map((row) => row.orderId))])),
+    db
       .select()
       .from(orderLines)
       .where(inArray(orderLines.supplierOrderRef, ids))
-      .orderBy(asc(orderLines.position));
-    return claimedSupplierOrders(ids, rows, sourceRows, heads, lines);
-  });
+      .orderBy(asc(orderLines.position)),
+  ]);
+  return claimedSupplierOrders(ids, rows, sourceRows, heads, lines);
 };
 
 /** A time as a `CASE` branch takes it: a parameter typed `timestamptz` (untyped, both branches would be text). */
