@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { pino } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 
 /** The service's structured logger (pino). */
 export type Logger = pino.Logger;
@@ -61,7 +62,7 @@ export function createLogger(level: string, options: { format?: LogFormat } = {}
       mixinMergeStrategy: (fields, mixed) => (mixed === noFields ? fields : Object.assign(mixed, fields)),
     },
     format === 'pretty'
-      ? pretty({
+      ? prettyStream()({
           sync: true,
           destination: 1,
           translateTime: 'SYS:HH:MM:ss.l',
@@ -69,6 +70,14 @@ export function createLogger(level: string, options: { format?: LogFormat } = {}
         })
       : pino.destination({ dest: 1, sync: true }),
   );
+}
+
+/**
+ * pino-pretty, loaded on the first readable logger only: a production process (JSON lines) never loads it
+ * or its dependencies.
+ */
+function prettyStream(): typeof PinoPretty {
+  return createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
 }
 
 const noFields = {};
