@@ -18,6 +18,7 @@ import { fanoutScenarios } from './scenarios/fanout.js';
 import { gatheringScenario } from './scenarios/gathering.js';
 import { httpScenarios } from './scenarios/http.js';
 import { orderScenario } from './scenarios/order-sonata.js';
+import { gatheringTracingScenarios, tracingScenarios } from './scenarios/tracing.js';
 
 /*
  * `npm run bench [-- --quick] [-- --only id,id] [-- --duration s] [-- --connections n] [-- --rounds n]`: seeds
@@ -86,6 +87,8 @@ async function main(): Promise<number> {
     ...fanoutScenarios(),
     gatheringScenario('sqlite'),
     gatheringScenario('sqlite', 'single', 'sonata-half'),
+    ...tracingScenarios(),
+    ...gatheringTracingScenarios(),
     orderScenario('sqlite'),
     ...httpScenarios('postgres'),
     gatheringScenario('postgres'),

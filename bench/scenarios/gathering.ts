@@ -32,8 +32,12 @@ interface Deployment {
   stop(): Promise<void>;
 }
 
-async function startDeployment(databaseUrl: string, deployment: GatheringDeployment): Promise<Deployment> {
-  const workerEnv = { GATHERING_CONCURRENCY: String(workerConcurrency) };
+async function startDeployment(
+  databaseUrl: string,
+  deployment: GatheringDeployment,
+  extraEnv: Record<string, string> = {},
+): Promise<Deployment> {
+  const workerEnv = { GATHERING_CONCURRENCY: String(workerConcurrency), ...extraEnv };
   if (deployment === 'single') {
     const api = await startGateway(databaseUrl, workerEnv);
     return { api, processes: [api], stop: () => api.stop() };
@@ -41,7 +45,7 @@ async function startDeployment(databaseUrl: string, deployment: GatheringDeploym
   const redis = await startTestRedis();
   const started: ServerProcess[] = [];
   try {
-    const shared = { REDIS_URL: redis.url };
+    const shared = { REDIS_URL: redis.url, ...extraEnv };
     started.push(await startGateway(databaseUrl, { ...shared, GATHERING_WORKER: 'off' }));
     started.push(
       await startServer({
@@ -103,7 +107,7 @@ async function setUpInstance(path: string, code: string, suppliers: GatheringSup
 }
 
 /** What one gathering run measured; times in ms. */
-interface GatheringRun {
+export interface GatheringRun {
   requests: number;
   wallMs: number;
   bound: GatheringBound;
@@ -130,20 +134,22 @@ async function databaseCopy(
   return { url: copy.path, remove: async () => copy.remove() };
 }
 
-async function gatheringRun(
+export async function gatheringRun(
   context: BenchContext,
   store: BenchStore,
   deployment: GatheringDeployment,
   mix: SupplierMix,
   requests: number,
   runIndex: number,
+  /** Environment on top of the gateway's (e.g. tracing's `OTEL_*`, `bench/scenarios/tracing.ts`). */
+  extraEnv: Record<string, string> = {},
 ): Promise<GatheringRun> {
   const database = await databaseCopy(context, store);
   const suppliers = await startGatheringSuppliers(mix, sourceConcurrency);
   const code = `GATH${'ABCDEFGHIJ'[runIndex] ?? 'X'}`;
   try {
     const credentials = await setUpInstance(database.url, code, suppliers);
-    const running = await startDeployment(database.url, deployment);
+    const running = await startDeployment(database.url, deployment, extraEnv);
     const server = running.api;
     const cpuOfAll = () => {
       const each = running.processes.map((child) => processCpuMs(child.pid));

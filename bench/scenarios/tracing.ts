@@ -1,0 +1,220 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type HttpLoad, measureLoad, runLoad } from '../lib/load.js';
+import { type ServerProcess, startServer, whilePaused } from '../lib/process.js';
+import { copyDataset } from '../lib/seed.js';
+import type { BenchContext, Measurement, Scenario } from '../lib/types.js';
+import { gatheringRun } from './gathering.js';
+import { gatewayEnvironment, signIn } from './http-servers.js';
+
+/*
+ * What tracing costs (issue 37): the rest-list load on the gateway with OpenTelemetry tracing on — every
+ * trace sampled, or one in ten (`parentbased_traceidratio`, 0.1) — against the same gateway without tracing,
+ * A/B in the same run. The traced gateways export over OTLP/HTTP (protobuf, the default) to a sink in the
+ * bench process that answers every export with 200: what is measured is the gateway's own cost (spans,
+ * context, the batch exporter's encoding and sends), not a collector's.
+ */
+
+const listPath = '/availability-requests?page_size=25';
+const restListShape = (body: string) => body.startsWith('{"data":[{"id":"avr_') && body.endsWith('}}');
+
+/** The servers the tracing scenarios share: one gateway without tracing, one per sampling ratio. */
+interface TracingServers {
+  untraced: ServerProcess;
+  traced: Map<number, ServerProcess>;
+  tokens: Map<ServerProcess, string>;
+}
+
+/** The OTLP sink: accepts `POST /v1/traces` and answers 200 with an empty export response. */
+async function startOtlpSink(): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((request, response) => {
+    request.resume();
+    request.once('end', () => response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const ratios = [1, 0.1] as const;
+
+/**
+ * `rest-list-tracing-100` and `rest-list-tracing-10` on SQLite: the traced gateway (subject) against the
+ * untraced one (baseline), `httpRounds` A/B rounds after a warm-up of each, every other server paused while
+ * one is measured. They share their servers (group `tracing`), each gateway on its own copy of the dataset.
+ */
+export function tracingScenarios(): Scenario[] {
+  let running: Promise<TracingServers> | null = null;
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const warmed = new Set<ServerProcess>();
+  const start = async (context: BenchContext): Promise<TracingServers> => {
+    const instance = context.dataset.instances.find((candidate) => candidate.code === 'BENCHA');
+    if (!instance) throw new Error('the dataset has no BENCHA instance');
+    const sink = await startOtlpSink();
+    cleanups.push(() => sink.close());
+    const gateway = async (env: Record<string, string>) => {
+      const copy = copyDataset(context.dataset);
+      cleanups.push(copy.remove);
+      const server = await startServer({
+        script: 'src/main.ts',
+        env: { ...gatewayEnvironment, DATABASE_URL: copy.path, ...env },
+        readyPath: '/readyz',
+      });
+      cleanups.push(() => server.stop());
+      return server;
+    };
+    context.log('tracing: starting a gateway without tracing and one per sampling ratio');
+    const untraced = await gateway({});
+    const traced = new Map<number, ServerProcess>();
+    for (const ratio of ratios) {
+      traced.set(
+        ratio,
+        await gateway({
+          OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+          OTEL_SERVICE_NAME: `gateway-bench-${ratio}`,
+          OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+          OTEL_TRACES_SAMPLER_ARG: String(ratio),
+        }),
+      );
+    }
+    const tokens = new Map<ServerProcess, string>();
+    for (const server of [untraced, ...traced.values()])
+      tokens.set(server, await signIn(server.url, instance));
+    return { untraced, traced, tokens };
+  };
+  const dispose = async () => {
+    running = null;
+    warmed.clear();
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  };
+  return ratios.map((ratio) => {
+    const id = `rest-list-tracing-${Math.round(ratio * 100)}`;
+    return {
+      id,
+      title: `rest-list with OpenTelemetry tracing, ${ratio * 100} % of traces sampled, against the same gateway untraced`,
+      target: ratio === 1 ? 'traced ≥ 0.85 × untraced' : 'traced ≥ 0.95 × untraced',
+      goals: [{ metric: 'throughputRatio', atLeast: ratio === 1 ? 0.85 : 0.95 }],
+      group: 'tracing',
+      dispose,
+      run: async (context) => {
+        running ??= start(context);
+        const servers = await running;
+        const subject = servers.traced.get(ratio) as ServerProcess;
+        const all = [servers.untraced, ...servers.traced.values()];
+        const load = (server: ServerProcess): HttpLoad => ({
+          method: 'GET',
+          path: listPath,
+          headers: { 'x-auth-token': servers.tokens.get(server) ?? '' },
+          verifyBody: restListShape,
+        });
+        const connections = context.connections;
+        for (const server of [servers.untraced, subject]) {
+          if (warmed.has(server)) continue;
+          warmed.add(server);
+          await runLoad(server.url, load(server), { durationSeconds: context.quick ? 1 : 3, connections });
+        }
+        const measurements: Measurement[] = [];
+        for (let round = 1; round <= context.httpRounds; round++) {
+          for (const role of ['baseline', 'gateway'] as const) {
+            const server = role === 'baseline' ? servers.untraced : subject;
+            const measurement = await whilePaused(
+              all.filter((other) => other !== server),
+              () =>
+                measureLoad(
+                  {
+                    scenario: id,
+                    role,
+                    label:
+                      role === 'baseline'
+                        ? 'gateway REST, untraced'
+                        : `gateway REST, traced (${ratio * 100} %)`,
+                    round,
+                    server,
+                  },
+                  load(server),
+                  { durationSeconds: context.durationSeconds, connections },
+                ),
+            );
+            context.log(`${id}: round ${round} ${role}: ${measurement.throughput?.toFixed(0)} req/s`);
+            measurements.push(measurement);
+          }
+        }
+        return measurements;
+      },
+    };
+  });
+}
+
+/**
+ * `gathering-tracing-100` and `gathering-tracing-10` on SQLite: the gathering scenario's run (one process,
+ * http suppliers) without tracing, then with it (every trace, or one in ten, exported to a sink), on fresh
+ * copies of the dataset; the throughput is requests gathered a second over the wall time from the first
+ * POST to the last completion event, so the ratio is the traced run's against the untraced one's.
+ */
+export function gatheringTracingScenarios(): Scenario[] {
+  return ratios.map((ratio) => {
+    const id = `gathering-tracing-${Math.round(ratio * 100)}`;
+    return {
+      id,
+      title: `gathering with OpenTelemetry tracing, ${ratio * 100} % of traces sampled, against the same run untraced`,
+      target: ratio === 1 ? 'traced ≥ 0.85 × untraced' : 'traced ≥ 0.95 × untraced',
+      goals: [{ metric: 'throughputRatio', atLeast: ratio === 1 ? 0.85 : 0.95 }],
+      run: async (context) => {
+        const requests = context.quick ? 150 : 1000;
+        const sink = await startOtlpSink();
+        try {
+          const rows: Measurement[] = [];
+          for (const role of ['baseline', 'gateway'] as const) {
+            const env: Record<string, string> =
+              role === 'baseline'
+                ? {}
+                : {
+                    OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+                    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+                    OTEL_TRACES_SAMPLER_ARG: String(ratio),
+                  };
+            const run = await gatheringRun(
+              context,
+              'sqlite',
+              'single',
+              'http',
+              requests,
+              role === 'baseline' ? 1 : 2,
+              env,
+            );
+            context.log(
+              `${id} ${role}: ${requests} requests in ${(run.wallMs / 1000).toFixed(2)} s, ${run.missing} missing`,
+            );
+            rows.push({
+              scenario: id,
+              role,
+              label: role === 'baseline' ? 'gathering, untraced' : `gathering, traced (${ratio * 100} %)`,
+              round: 1,
+              throughput: (requests * 1000) / run.wallMs,
+              throughputUnit: 'requests/s',
+              p50Ms: null,
+              p99Ms: null,
+              peakRssMiB: run.peakRssMiB,
+              errors: run.missing,
+              extra: {
+                wallMs: Math.round(run.wallMs),
+                boundMs: Math.round(run.bound.boundMs),
+                missing: run.missing,
+              },
+            });
+          }
+          return rows;
+        } finally {
+          await sink.close();
+        }
+      },
+    };
+  });
+}
