@@ -1,14 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/db/open.js';
+import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/db/store.js';
-import { createLogger } from '../../src/logger.js';
-import { tempDatabasePath } from '../helpers/app.js';
 import { countStoredRows, recordStatements, storedRows, testStore } from '../helpers/store.js';
 import {
   dataStatements,
   newOrderFor,
   type SupplierOrderWorld,
-  supplierOrderWorld,
+  supplierOrderWorldEach,
 } from './supplier-order-fixtures.js';
 
 /*
@@ -19,18 +16,11 @@ import {
  */
 
 describe(`placing an order in the ${testStore} store`, () => {
-  let database: { path: string; remove(): void };
   let store: Store;
   let world: SupplierOrderWorld;
-
-  beforeEach(async () => {
-    database = tempDatabasePath();
-    store = await openStore(database.path, { poolSize: 4, logger: createLogger('silent') });
-    world = await supplierOrderWorld(store);
-  });
-  afterEach(async () => {
-    await store?.close();
-    database?.remove();
+  supplierOrderWorldEach((opened, made) => {
+    store = opened;
+    world = made;
   });
 
   it('when a quote is ordered, then the record returned is the one read and its event’s; ordered again, nothing is written', async () => {

@@ -1,5 +1,9 @@
+import { afterEach, beforeEach } from 'vitest';
+import { openStore } from '../../src/db/open.js';
 import type { NewOrder, NewOrderLine, OrderRecord, SupplierOrderProgress } from '../../src/db/rows.js';
 import type { Store } from '../../src/db/store.js';
+import { createLogger } from '../../src/logger.js';
+import { tempDatabasePath } from '../helpers/app.js';
 
 /*
  * What the store tests of supplier orders share: an instance with three `http` sources and customers, and
@@ -62,6 +66,24 @@ export async function supplierOrderWorld(store: Store): Promise<SupplierOrderWor
     sources: { one: await source('one'), two: await source('two'), three: await source('three') },
     pricePlanId: plan?.id ?? '',
   };
+}
+
+/**
+ * Before each test, a fresh store of this run's kind (a temporary SQLite file or PostgreSQL database) with
+ * {@link supplierOrderWorld} made in it, handed to `use`; after it, the store closed and removed.
+ */
+export function supplierOrderWorldEach(use: (store: Store, world: SupplierOrderWorld) => void): void {
+  let database: { path: string; remove(): void } | undefined;
+  let store: Store | undefined;
+  beforeEach(async () => {
+    database = tempDatabasePath();
+    store = await openStore(database.path, { poolSize: 4, logger: createLogger('silent') });
+    use(store, await supplierOrderWorld(store));
+  });
+  afterEach(async () => {
+    await store?.close();
+    database?.remove();
+  });
 }
 
 /** One line to order: from a source (a supplier line) or the instance's own product (null: a manual line). */

@@ -1,9 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/db/open.js';
+import { describe, expect, it } from 'vitest';
 import type { ClaimedSupplierOrder, OrderRecord, SupplierOrderRow } from '../../src/db/rows.js';
 import type { Store } from '../../src/db/store.js';
-import { createLogger } from '../../src/logger.js';
-import { tempDatabasePath } from '../helpers/app.js';
 import { recordStatements, storedRows, testStore, updateStoredRows } from '../helpers/store.js';
 import {
   at,
@@ -11,7 +8,7 @@ import {
   placeOrder,
   quietStep,
   type SupplierOrderWorld,
-  supplierOrderWorld,
+  supplierOrderWorldEach,
   T0,
 } from './supplier-order-fixtures.js';
 
@@ -27,18 +24,11 @@ const OWNER = 'worker-1';
 const LEASE_MS = 30_000;
 
 describe(`supplier order claims and steps in the ${testStore} store`, () => {
-  let database: { path: string; remove(): void };
   let store: Store;
   let world: SupplierOrderWorld;
-
-  beforeEach(async () => {
-    database = tempDatabasePath();
-    store = await openStore(database.path, { poolSize: 4, logger: createLogger('silent') });
-    world = await supplierOrderWorld(store);
-  });
-  afterEach(async () => {
-    await store?.close();
-    database?.remove();
+  supplierOrderWorldEach((opened, made) => {
+    store = opened;
+    world = made;
   });
 
   const supplierOrdersOf = async (orderId: string) =>

@@ -1,11 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openStore } from '../../src/db/open.js';
+import { describe, expect, it, vi } from 'vitest';
 import type { ClaimedSupplierOrder, SupplierOrderRow } from '../../src/db/rows.js';
 import type { Store } from '../../src/db/store.js';
 import { createLogger } from '../../src/logger.js';
 import { OrderWorker, type SupplierOrderStep } from '../../src/ordering/worker.js';
-import { placeOrder, type SupplierOrderWorld, supplierOrderWorld } from '../db/supplier-order-fixtures.js';
-import { tempDatabasePath } from '../helpers/app.js';
+import {
+  placeOrder,
+  type SupplierOrderWorld,
+  supplierOrderWorldEach,
+} from '../db/supplier-order-fixtures.js';
 import { storedRows, testStore } from '../helpers/store.js';
 
 /*
@@ -26,18 +28,11 @@ function gate<T = void>() {
 }
 
 describe(`the order worker claiming ahead, in the ${testStore} store`, () => {
-  let database: { path: string; remove(): void };
   let store: Store;
   let world: SupplierOrderWorld;
-
-  beforeEach(async () => {
-    database = tempDatabasePath();
-    store = await openStore(database.path, { poolSize: 4, logger: createLogger('silent') });
-    world = await supplierOrderWorld(store);
-  });
-  afterEach(async () => {
-    await store?.close();
-    database?.remove();
+  supplierOrderWorldEach((opened, made) => {
+    store = opened;
+    world = made;
   });
 
   /** A step that changes nothing shown, due again in an hour. */
