@@ -239,7 +239,7 @@ export class GatheringWorker {
       });
       // The change was told with the rest of its completion batch.
       if (!change) log().warn('lease lost before the task completed; its result was discarded');
-      else recordEventWritten('availabilityRequest:changed', change.availabilityRequestId);
+      else recordEventWritten('availabilityRequest:changed', [change.availabilityRequestId]);
       this.settled(task, 'succeeded', fetchMs);
     } catch (error) {
       if (this.stopController.signal.aborted) return;
@@ -261,7 +261,7 @@ export class GatheringWorker {
         retryAt: retry ? new Date(now.getTime() + retryDelayMs(task.attempts)) : null,
       });
       if (change) {
-        recordEventWritten('availabilityRequest:changed', change.availabilityRequestId);
+        recordEventWritten('availabilityRequest:changed', [change.availabilityRequestId]);
         this.tell([change]);
       }
       this.settled(task, retry ? 'retried' : 'failed', fetchMs ?? performance.now() - startedAt);

@@ -64,14 +64,14 @@ export function inStoredTrace<T>(
 }
 
 /**
- * Records that the active operation wrote an event to the outbox (`src/db/contract/events.ts`): a
- * `PRODUCER` span `create <topic>` in the active trace, so the trace of a request shows the events its
- * work caused (the relay publishes them after the commit, possibly from another process).
- *
- * @param subjectId the event's subject: the request or order id.
+ * Records that the active operation wrote events of `topic` to the outbox (`src/db/contract/events.ts`):
+ * one `PRODUCER` span `create <topic>` in the active trace, so the trace of a request shows the events its
+ * work caused (the relay publishes them after the commit, possibly from another process). Its attributes
+ * name the subject (`gateway.event.subject_id`: the request or order id) or, for a batch, the subjects
+ * (`gateway.event.subject_ids`) and their count (`messaging.batch.message_count`).
  */
-export function recordEventWritten(topic: string, subjectId: string, attributes: Attributes = {}): void {
-  if (!tracingOn()) return;
+export function recordEventWritten(topic: string, subjectIds: readonly string[]): void {
+  if (!tracingOn() || subjectIds.length === 0) return;
   trace
     .getTracer(SCOPE)
     .startSpan(`create ${topic}`, {
@@ -80,8 +80,12 @@ export function recordEventWritten(topic: string, subjectId: string, attributes:
         'messaging.system': 'outbox',
         'messaging.operation.type': 'create',
         'messaging.destination.name': topic,
-        'gateway.event.subject_id': subjectId,
-        ...attributes,
+        ...(subjectIds.length === 1
+          ? { 'gateway.event.subject_id': subjectIds[0] }
+          : {
+              'gateway.event.subject_ids': [...subjectIds],
+              'messaging.batch.message_count': subjectIds.length,
+            }),
       },
     })
     .end();

@@ -81,7 +81,11 @@ describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' 
     const inTrace = () => receiver.spans().filter((span) => span.traceId === callerTraceId);
     const spans = await waitFor(
       async () => inTrace(),
-      (found) => found.some((span) => span.kind === PRODUCER) && found.some((span) => span.kind === SERVER),
+      (
+        found, // both events: the `created` one under the HTTP span, the task's under the task's span
+      ) =>
+        found.filter((span) => span.kind === PRODUCER).length === 2 &&
+        found.some((span) => span.kind === SERVER),
       15_000,
     );
 
@@ -130,7 +134,7 @@ describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' 
     const received = proxy.calls().filter((each) => each.path.startsWith('/suppliers/kpn-wba/availability'));
     expect(received.map((each) => each.traceparent)).toEqual([`00-${callerTraceId}-${call.spanId}-01`]);
     // The event the task's completion wrote, in the same trace.
-    const event = only(spans, (span) => span.kind === PRODUCER);
+    const event = only(spans, (span) => span.kind === PRODUCER && span.parentSpanId === task.spanId);
     expect({
       service: event.service,
       name: event.name,
@@ -156,6 +160,12 @@ describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' 
         expect.stringMatching(/^pg\.query:complete_tasks /),
       );
     }
+    // And the `created` event A wrote with the request, under A's HTTP span.
+    const created = only(spans, (span) => span.kind === PRODUCER && span.parentSpanId === http.spanId);
+    expect([created.service, created.attributes['gateway.event.subject_id']]).toEqual([
+      'gateway-a',
+      requestId,
+    ]);
     // Log lines written inside the trace carry its ids.
     const logged = processes
       .flatMap((each) => each.output().split('\n'))
@@ -206,6 +216,11 @@ describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' 
       steps.map(() => [http.spanId, worker, CONSUMER]),
     );
     expect(http.parentSpanId).toBe(caller.spanId);
+    const created = only(spans, (span) => span.kind === PRODUCER && span.parentSpanId === http.spanId);
+    expect([created.name, created.attributes['gateway.event.subject_id']]).toEqual([
+      'create order:changed',
+      ((await placed.json()) as { data: { id: string } }).data.id,
+    ]);
     // The placement reached the supplier with the traceparent of its client span, under a step.
     const [placement] = proxy
       .calls()
