@@ -66,11 +66,10 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgres')('tracing in the produc
 
     const requestId = await createTracedRequest(api, caller);
 
+    // Until both events are in: the `created` one under the HTTP span, the task's under the task's span.
     const spans = await waitFor(
       async () => receiver.spans().filter((span) => span.traceId === caller.traceId),
-      (
-        found, // both events: the `created` one under the HTTP span, the task's under the task's span
-      ) =>
+      (found) =>
         found.filter((span) => span.kind === PRODUCER).length === 2 &&
         found.some((span) => span.kind === SERVER),
       15_000,

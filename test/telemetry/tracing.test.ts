@@ -79,11 +79,10 @@ describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' 
     const worker = shared ? 'gateway-c' : 'gateway-a';
     const requestId = await createTracedRequest(api, { traceId: callerTraceId, spanId: callerSpanId });
     const inTrace = () => receiver.spans().filter((span) => span.traceId === callerTraceId);
+    // Until both events are in: the `created` one under the HTTP span, the task's under the task's span.
     const spans = await waitFor(
       async () => inTrace(),
-      (
-        found, // both events: the `created` one under the HTTP span, the task's under the task's span
-      ) =>
+      (found) =>
         found.filter((span) => span.kind === PRODUCER).length === 2 &&
         found.some((span) => span.kind === SERVER),
       15_000,
