@@ -12,6 +12,7 @@ export * from './customers.js';
 export * from './gathering-tasks.js';
 export * from './idempotency.js';
 export * from './instance-products.js';
+export * from './order-marks.js';
 export * from './orders.js';
 export * from './outbox.js';
 export * from './price-plans.js';

@@ -344,32 +344,6 @@ export const updateCancellationCharge: Op<'updateCancellationCharge'> = async (d
     return touchOrder(tx, update.orderId, update.now);
   });
 
-/** Writes `values` to a supplier order while `owner` holds its lease: whether it did. */
-async function writeWhileLeased(
-  db: PostgresDb,
-  supplierOrderId: string,
-  owner: string,
-  now: Date,
-  values: { postedAt: Date } | { cancelPostedAt: Date },
-): Promise<boolean> {
-  const written = await db
-    .update(supplierOrders)
-    .set(values)
-    .where(conditions.leasedSupplierOrder(supplierOrders, supplierOrderId, owner, now))
-    .returning({ id: supplierOrders.id });
-  return written.length === 1;
-}
-
-export const markSupplierOrderCancelPosting: Op<'markSupplierOrderCancelPosting'> = async (
-  db,
-  id,
-  owner,
-  now,
-) => writeWhileLeased(db, id, owner, now, { cancelPostedAt: now });
-
-export const markSupplierOrderPosting: Op<'markSupplierOrderPosting'> = async (db, id, owner, now) =>
-  writeWhileLeased(db, id, owner, now, { postedAt: now });
-
 export const hurrySupplierOrders: Op<'hurrySupplierOrders'> = async (db, sourceId, sellerOrderId, now) => {
   const hurried = await db
     .update(supplierOrders)
