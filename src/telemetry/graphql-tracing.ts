@@ -1,4 +1,4 @@
-import type { Plugin } from '@envelop/core';
+import type { Plugin } from 'graphql-yoga';
 import { tracingOn } from './state.js';
 
 /** envelop's OpenTelemetry plugin, loaded by `startTracing` only when tracing is on. */
