@@ -254,20 +254,27 @@ export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = as
       .where(eq(supplierOrders.id, supplierOrderId))
       .for('update', { of: orders });
     if (!head) return undefined;
-    const [held] = await tx
-      .update(supplierOrders)
-      .set(conditions.supplierOrderStepValues(supplierOrders, progress, timestamp))
-      .where(conditions.heldSupplierOrder(supplierOrders, progress))
-      .returning({ sourceId: supplierOrders.sourceId });
-    if (!held) return undefined;
-    const lines = await tx
-      .select()
+    // The fenced update and the read of the lines as one statement (the update a `WITH` clause): every line
+    // comes with the source of the supplier order when the lease held, else with null and nothing written.
+    const held = tx.$with('held', { sourceId: sql<string>`source_id`.as('source_id') }).as(
+      tx
+        .update(supplierOrders)
+        .set(conditions.supplierOrderStepValues(supplierOrders, progress, timestamp))
+        .where(conditions.heldSupplierOrder(supplierOrders, progress))
+        .returning({ sourceId: supplierOrders.sourceId })
+        .getSQL(),
+    );
+    const rows = await tx
+      .with(held)
+      .select({ line: orderLines, heldSourceId: sql<string | null>`(select ${held.sourceId} from ${held})` })
       .from(orderLines)
       .where(eq(orderLines.orderId, head.order.id))
       .orderBy(asc(orderLines.position));
+    const sourceId = rows[0]?.heldSourceId;
+    if (!sourceId) return undefined;
     const step = supplierOrderStepWrites(
-      { ...head, lines },
-      { id: supplierOrderId, sourceId: held.sourceId },
+      { ...head, lines: rows.map((row) => row.line) },
+      { id: supplierOrderId, sourceId },
       progress,
     );
     if (step.order) {
