@@ -182,7 +182,8 @@ export const sliceOrders: Op<'sliceOrders'> = async (db, instanceId, query) => {
  * it locks (`FOR UPDATE SKIP LOCKED`, in claim order) — atomic on its own, so no transaction around it: a
  * worker woken when nothing is due costs that one statement — then their sources, their orders' heads and
  * their lines, read at once for all of them on three pooled connections. Each read is its own snapshot,
- * as the statements of a READ COMMITTED transaction would be.
+ * as the statements of a READ COMMITTED transaction would be. A read that fails leaves the leases taken until
+ * they expire, as a worker that dies after its claim does; the claim's caller logs it and claims again.
  */
 export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, now, leaseMs, limit) => {
   // A materialized CTE: its `LIMIT … SKIP LOCKED` runs once, where a subquery of `IN` may run again per row.
