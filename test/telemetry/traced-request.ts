@@ -1,3 +1,4 @@
+import { contractExampleBatch } from '../helpers/app.js';
 import type { GatewayApi } from '../scale-out/sonata-ordering.js';
 import type { OtlpReceiver, ReceivedSpan } from './otlp-receiver.js';
 
@@ -61,18 +62,7 @@ export async function createTracedRequest(
       'x-auth-token': api.token,
       traceparent: `00-${caller.traceId}-${caller.spanId}-01`,
     },
-    body: JSON.stringify([
-      {
-        address: {
-          country_code: 'NL',
-          street: 'Lijnbaansgracht',
-          city: 'Amsterdam',
-          house_number: '206',
-          house_number_addition: 'H',
-          postal_code: '1016 XA',
-        },
-      },
-    ]),
+    body: JSON.stringify([contractExampleBatch[0]]),
   });
   if (response.status !== 201)
     throw new Error(`the create answered ${response.status}: ${await response.text()}`);
