@@ -91,6 +91,15 @@ export class OrderWorker {
   private again = false;
   private started = false;
   private wakeScheduled = false;
+  /**
+   * Whether the last claim took all it asked for, so more supplier orders may be due: only then does a slot
+   * that frees claim again at once. After a claim that came back short nothing is due until a write of
+   * another (a placement, a cancellation, a notification: {@link wake}), a step's own next check
+   * (`wakeAt`) or the idle poll — a freed slot's claim would find nothing.
+   */
+  private backlog = true;
+  /** Set while this worker tells `onChanges` of its own write: the wake that echoes back is not news. */
+  private notifying = false;
 
   constructor(private readonly options: OrderWorkerOptions) {}
 
@@ -102,10 +111,18 @@ export class OrderWorker {
   }
 
   /**
-   * Looks for due supplier orders soon (an order was placed, a step ended, or a seller notified a change):
-   * once for all the wake-ups of one turn of the event loop, so a burst of them costs one claim.
+   * Looks for due supplier orders soon, as another's write may have made some due (an order placed, a
+   * cancellation or a charge's answer asked, a seller's notification): once for all the wake-ups of one turn
+   * of the event loop, so a burst of them costs one claim. A call made while this worker tells `onChanges` of
+   * its own step (the event bus echoing it back) is ignored: a step's record makes no other supplier order due.
    */
   wake(): void {
+    if (this.notifying) return;
+    this.claimSoon();
+  }
+
+  /** Claims once the event loop's turn ends (one claim for all the wake-ups of the turn). */
+  private claimSoon(): void {
     if (!this.started || this.stopController.signal.aborted || this.wakeScheduled) return;
     this.wakeScheduled = true;
     setImmediate(() => {
@@ -128,8 +145,8 @@ export class OrderWorker {
       if (this.stopController.signal.aborted) return;
       if (this.again) {
         this.again = false;
-        this.wake();
-      } else this.timer = setTimeout(() => this.wake(), this.options.idlePollMs);
+        this.claimSoon();
+      } else this.timer = setTimeout(() => this.claimSoon(), this.options.idlePollMs);
     });
   }
 
@@ -144,7 +161,7 @@ export class OrderWorker {
       setTimeout(
         () => {
           this.soon.delete(when);
-          this.wake();
+          this.claimSoon();
         },
         Math.max(0, delay),
       ),
@@ -191,10 +208,15 @@ export class OrderWorker {
   private startStep(claimed: ClaimedSupplierOrder, claimedAt: number): void {
     const run = this.run(claimed, claimedAt).finally(() => {
       this.inFlight.delete(run);
-      this.startHeld();
-      this.wake();
+      this.slotFreed();
     });
     this.inFlight.add(run);
+  }
+
+  /** A slot freed: it takes a held supplier order, and claims more when more may be due ({@link backlog}). */
+  private slotFreed(): void {
+    this.startHeld();
+    if (this.backlog) this.claimSoon();
   }
 
   private async pump(): Promise<void> {
@@ -210,6 +232,7 @@ export class OrderWorker {
       options.logger.warn({ err: error }, 'claiming supplier orders failed');
       return;
     }
+    this.backlog = claimed.length >= wanted;
     for (const one of claimed) this.held.push({ claimed: one, claimedAt: claimedAt.getTime() });
     // Slots freed during the claim take their steps now; the rest wait, leased, for the next free slot.
     this.startHeld();
@@ -283,8 +306,7 @@ export class OrderWorker {
     // store (a pooled connection, the order's row) would keep the next step from starting.
     const recorded = this.record(claimed, step, log).finally(() => {
       this.recording.delete(recorded);
-      this.startHeld();
-      this.wake();
+      this.slotFreed();
     });
     this.recording.add(recorded);
   }
@@ -302,7 +324,14 @@ export class OrderWorker {
       });
       if (!record) log.warn('lease lost before the step was recorded; its result was discarded');
       // Only a step that changed the order wrote an event (and may make another supplier order's news).
-      else if (record.order.version !== claimed.order.version) options.onChanges();
+      else if (record.order.version !== claimed.order.version) {
+        this.notifying = true;
+        try {
+          options.onChanges();
+        } finally {
+          this.notifying = false;
+        }
+      }
       if (step.nextCheckAt) this.wakeAt(step.nextCheckAt);
     } catch (error) {
       log.error({ err: error }, 'recording a supplier order step failed');
