@@ -260,7 +260,12 @@ export class OrderWorker {
         lines: [],
       },
       log,
-    ).finally(() => this.recording.delete(released));
+    ).finally(() => {
+      this.recording.delete(released);
+      // It is due now: a claim after its release was written may take it (here, or in another worker).
+      this.backlog = true;
+      this.claimSoon();
+    });
     this.recording.add(released);
   }
 

@@ -57,6 +57,7 @@ describe(`the order worker claiming ahead, in the ${testStore} store`, () => {
     claimGate?: Promise<void>;
   }) => {
     const claims: number[] = [];
+    let changes = 0;
     const started: string[] = [];
     const finish = new Map<string, (step: SupplierOrderStep) => void>();
     const worker = new OrderWorker({
@@ -77,7 +78,11 @@ describe(`the order worker claiming ahead, in the ${testStore} store`, () => {
       concurrency: options.concurrency,
       claimAhead: options.claimAhead,
       idlePollMs: 3_600_000,
-      onChanges: () => {},
+      // As the event bus does: the relay's nudge also reaches the worker's own `wake`.
+      onChanges: () => {
+        changes += 1;
+        worker.wake();
+      },
       step: (claimed, signal) =>
         new Promise<SupplierOrderStep>((resolve) => {
           started.push(claimed.supplierOrder.id);
@@ -85,9 +90,9 @@ describe(`the order worker claiming ahead, in the ${testStore} store`, () => {
           signal.addEventListener('abort', () => resolve(quiet(claimed)));
         }),
     });
-    const end = (id: string | undefined) =>
-      finish.get(id as string)?.(quiet({ supplierOrder: { id } as SupplierOrderRow }));
-    return { worker, claims, started, end };
+    const end = (id: string | undefined, step?: SupplierOrderStep) =>
+      finish.get(id as string)?.(step ?? quiet({ supplierOrder: { id } as SupplierOrderRow }));
+    return { worker, claims, started, end, changes: () => changes };
   };
 
   it('when a slot frees while the next claim is under way, then a held supplier order starts; on stop the held ones are given back due', async () => {
@@ -173,6 +178,41 @@ describe(`the order worker claiming ahead, in the ${testStore} store`, () => {
       expect(held?.leaseExpiresAt?.getTime()).toBe(now + LEASE_MS);
     });
     expect(started).toEqual([due[0], due[2]]);
+    await worker.stop();
+  });
+
+  it('when a claim took fewer than it asked for, then ended steps claim no more (their own events included) until another write wakes the worker', async () => {
+    const { one, two, three } = world.sources;
+    await placeOrder(store, world, 'Bakker', [one, two, three]);
+    const { worker, claims, started, end, changes } = stepWorker({ concurrency: 4, claimAhead: 1 });
+    worker.start();
+    await vi.waitFor(() => expect(started).toHaveLength(3));
+    // Four free slots and one ahead; three were due.
+    expect(claims).toEqual([5]);
+
+    // Each step acknowledges its lines: the order changes and its event is written (`onChanges`).
+    const claimed = await Promise.all(
+      started.map(async (id) => {
+        const [row] = (await storedRows(store, 'orderLines', { supplierOrderRef: id })) as { id: string }[];
+        return { id, lineId: row?.id as string };
+      }),
+    );
+    for (const { id, lineId } of claimed) {
+      end(id, {
+        ...quiet({ supplierOrder: { id } as SupplierOrderRow }),
+        lines: [{ lineId, supplierStatus: 'acknowledged' }],
+      });
+    }
+    await vi.waitFor(() => expect(changes()).toBe(3));
+    // A claim asked for by a freed slot or by an echoed event would be under way after one more turn.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(claims).toEqual([5]);
+
+    // Another's write (a placement) wakes it: the new supplier orders are claimed and stepped.
+    await placeOrder(store, world, 'Visser', [one, two]);
+    worker.wake();
+    await vi.waitFor(() => expect(started).toHaveLength(5));
+    expect(claims).toEqual([5, 5]);
     await worker.stop();
   });
 });
