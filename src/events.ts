@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { createPubSub } from 'graphql-yoga';
 import { v7 as uuidv7 } from 'uuid';
 import type { AvailabilityRequestRecord, OrderRecord } from './db/rows.js';
+import { inProcessSpan, type TraceCarrier } from './telemetry/event-spans.js';
 
 /** An availability request was created, or its status or progress changed; `record` is its new state. */
 export interface AvailabilityRequestEvent {
@@ -102,7 +103,10 @@ export class LocalEventHistory implements EventHistory {
  */
 export class CountingEventTarget extends EventTarget {
   private count = 0;
+  /** Listeners per event type, so an event nobody here listens to gets no `process` span. */
+  private readonly counts = new Map<string, number>();
   readonly history: LocalEventHistory;
+  readonly messagingSystem = 'in-process';
 
   /** @param historySize events kept per type for replays (`MERCURE_HISTORY_SIZE`). */
   constructor(historySize = 0) {
@@ -122,7 +126,10 @@ export class CountingEventTarget extends EventTarget {
     listener: EventListenerOrEventListenerObject | null,
     options?: AddEventListenerOptions | boolean,
   ): void {
-    if (listener) this.count += 1;
+    if (listener) {
+      this.count += 1;
+      this.counts.set(type, (this.counts.get(type) ?? 0) + 1);
+    }
     super.addEventListener(type, listener, options);
   }
 
@@ -131,15 +138,33 @@ export class CountingEventTarget extends EventTarget {
     listener: EventListenerOrEventListenerObject | null,
     options?: EventListenerOptions | boolean,
   ): void {
-    if (listener) this.count -= 1;
+    if (listener) {
+      this.count -= 1;
+      const left = (this.counts.get(type) ?? 0) - 1;
+      if (left > 0) this.counts.set(type, left);
+      else this.counts.delete(type);
+    }
     super.removeEventListener(type, listener, options);
   }
 
-  /** Keeps each event in the history, with its id as `eventId`, and delivers it to this process's listeners. */
+  /**
+   * Keeps each event in the history, with its id as `eventId`, and delivers it to this process's listeners
+   * — in a `process` span when it carries a trace context and someone listens (`inProcessSpan`).
+   */
   async publishAll(events: readonly PublishedEvent[]): Promise<boolean[]> {
-    return events.map(({ type, detail }) => {
-      detail.eventId = this.history.append(type, detail);
-      this.dispatchEvent(new CustomEvent(type, { detail }));
+    return events.map(({ type, detail, trace }) => {
+      const id = this.history.append(type, detail);
+      detail.eventId = id;
+      const deliver = () => this.dispatchEvent(new CustomEvent(type, { detail }));
+      if (trace && this.counts.has(type))
+        inProcessSpan(
+          this.messagingSystem,
+          eventTopicOf(type),
+          trace,
+          { 'messaging.message.id': id },
+          deliver,
+        );
+      else deliver();
       return true;
     });
   }
@@ -149,6 +174,11 @@ export class CountingEventTarget extends EventTarget {
 export interface PublishedEvent {
   type: string;
   detail: AvailabilityRequestEvent | OrderEvent;
+  /**
+   * The W3C trace context of the relay's `publish` span (`inPublishSpans`), which the message carries to
+   * every process's `process` span; absent for an event in no trace.
+   */
+  trace?: TraceCarrier;
 }
 
 /**
@@ -162,6 +192,8 @@ export interface EventBusTarget extends EventTarget {
   readonly listenerCount: number;
   /** Where published events are kept for replays. */
   readonly history: EventHistory;
+  /** The bus as OpenTelemetry's `messaging.system` names it in event spans: `redis` or `in-process`. */
+  readonly messagingSystem: string;
   /**
    * Publishes events in order, each kept in {@link history} first; resolves once every one is out or
    * failed, with whether each was published (false: Redis down — the outbox relay tries it again).
@@ -177,6 +209,13 @@ export function requestEventType(instanceId: string): string {
 }
 
 const orderTopic = 'order:changed';
+
+/** The topic of an event bus type (`order:changed` of `order:changed:<instance id>`). */
+export function eventTopicOf(type: string): string {
+  if (type.startsWith(`${orderTopic}:`)) return orderTopic;
+  if (type.startsWith(`${changedTopic}:`)) return changedTopic;
+  return type;
+}
 
 /** The event bus type of an instance's order changes. */
 export function orderEventType(instanceId: string): string {

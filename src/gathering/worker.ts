@@ -9,7 +9,7 @@ import type {
 } from '../db/rows.js';
 import type { Store } from '../db/store.js';
 import type { Logger } from '../logger.js';
-import { inStoredTrace, recordEventWritten } from '../telemetry/trace-context.js';
+import { eventTraceContext, inStoredTrace } from '../telemetry/trace-context.js';
 import { offerMatchesFilters } from './filters.js';
 import { salePrices } from './pricing.js';
 import { type SourceAdapter, SourceError } from './sources/types.js';
@@ -236,10 +236,11 @@ export class GatheringWorker {
         now: clock.now(),
         products,
         note,
+        // The event of the request's change, in this task's trace (a batch holds tasks of several traces).
+        traceContext: eventTraceContext('availabilityRequest:changed', [task.request.id]),
       });
       // The change was told with the rest of its completion batch.
       if (!change) log().warn('lease lost before the task completed; its result was discarded');
-      else recordEventWritten('availabilityRequest:changed', [change.availabilityRequestId]);
       this.settled(task, 'succeeded', fetchMs);
     } catch (error) {
       if (this.stopController.signal.aborted) return;
@@ -259,11 +260,10 @@ export class GatheringWorker {
         code: failure.code,
         message: failure.message,
         retryAt: retry ? new Date(now.getTime() + retryDelayMs(task.attempts)) : null,
+        // An attempt that ends the task writes its request's event, in this task's trace.
+        traceContext: retry ? null : eventTraceContext('availabilityRequest:changed', [task.request.id]),
       });
-      if (change) {
-        recordEventWritten('availabilityRequest:changed', [change.availabilityRequestId]);
-        this.tell([change]);
-      }
+      if (change) this.tell([change]);
       this.settled(task, retry ? 'retried' : 'failed', fetchMs ?? performance.now() - startedAt);
     }
   }

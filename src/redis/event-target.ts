@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
-import type { PublishedEvent } from '../events.js';
+import { eventTopicOf, type PublishedEvent } from '../events.js';
 import type { Logger } from '../logger.js';
+import { inProcessSpan, type TraceCarrier } from '../telemetry/event-spans.js';
 import type { EventProgress, RedisEventHistory } from './event-history.js';
 import { eventSerializer } from './event-serializer.js';
 
@@ -34,10 +35,15 @@ const READ_BLOCK_MS = 5_000;
  * Publishing goes through {@link publishAll}, awaited by the outbox relay: each event gets its stream entry
  * (its id, global and ordered, set on the delivered payload as `eventId`), and an event that `progress`
  * places at or behind one already published for its subject is dropped for everyone.
+ *
+ * An event in a trace carries its publish span's W3C context in its entry (`trace`, issue 37); each process
+ * that delivers it to listeners of its own does so in one `process` span (`inProcessSpan`), whatever the
+ * number of listeners.
  */
 export class RedisEventTarget {
   private readonly listeners = new Map<string, Set<Listener>>();
   private count = 0;
+  readonly messagingSystem = 'redis';
   private closed = false;
   /** Resolves once the process knows where the stream ends: events published after it are heard here. */
   readonly ready: Promise<void>;
@@ -102,7 +108,9 @@ export class RedisEventTarget {
    *   down) is logged once per call.
    */
   async publishAll(events: readonly PublishedEvent[]): Promise<boolean[]> {
-    const results = await Promise.allSettled(events.map(({ type, detail }) => this.publishOne(type, detail)));
+    const results = await Promise.allSettled(
+      events.map(({ type, detail, trace }) => this.publishOne(type, detail, trace)),
+    );
     const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (failure) this.logger.warn({ err: failure.reason }, 'publishing events to redis failed');
     return results.map((result) => result.status === 'fulfilled');
@@ -116,8 +124,8 @@ export class RedisEventTarget {
     this.closed = true;
   }
 
-  private publishOne(type: string, detail: unknown): Promise<string | null> {
-    const message = eventSerializer.stringify({ type, detail });
+  private publishOne(type: string, detail: unknown, trace?: TraceCarrier): Promise<string | null> {
+    const message = eventSerializer.stringify(trace ? { type, detail, trace } : { type, detail });
     return this.history.publish(type, message, this.progress(detail));
   }
 
@@ -153,9 +161,9 @@ export class RedisEventTarget {
 
   /** Delivers one stream entry to this process's listeners, with its id as `eventId`. */
   private deliver(id: string, text: string): void {
-    let parsed: { type: string; detail: unknown };
+    let parsed: { type: string; detail: unknown; trace?: TraceCarrier };
     try {
-      parsed = eventSerializer.parse(text) as { type: string; detail: unknown };
+      parsed = eventSerializer.parse(text) as { type: string; detail: unknown; trace?: TraceCarrier };
     } catch (error) {
       this.logger.error({ err: error, id }, 'unreadable event on redis; skipped');
       return;
@@ -165,7 +173,15 @@ export class RedisEventTarget {
     const { detail } = parsed;
     if (typeof detail === 'object' && detail !== null) (detail as { eventId?: string }).eventId = id;
     const event = new CustomEvent(parsed.type, { detail });
-    for (const callback of [...set]) callback(event);
+    inProcessSpan(
+      this.messagingSystem,
+      eventTopicOf(parsed.type),
+      parsed.trace,
+      { 'messaging.message.id': id },
+      () => {
+        for (const callback of [...set]) callback(event);
+      },
+    );
   }
 }
 

@@ -10,7 +10,7 @@ import type {
 } from '../db/rows.js';
 import { AppError, type FieldProblem, notFound, validationError } from '../errors.js';
 import { sourceMatchesFilters } from '../gathering/filters.js';
-import { currentTraceContext, recordEventWritten } from '../telemetry/trace-context.js';
+import { currentTraceContext } from '../telemetry/trace-context.js';
 import { resolveAddress } from './address-resolution.js';
 import { requireViewer } from './authentication.js';
 import {
@@ -112,10 +112,6 @@ export async function createAvailabilityRequests(
   const { records } = result;
   // Their `created` events were written with them; the relay publishes them now, from these records.
   rememberRequests(ctx, records);
-  recordEventWritten(
-    'availabilityRequest:changed',
-    records.map((record) => record.request.id),
-  );
   ctx.events.written();
   ctx.wakeGathering();
   const count = records.length;

@@ -7,7 +7,7 @@ import type { Context } from '../context.js';
 import type { NewOrderLine, OrderRecord, QuoteLineRow } from '../db/rows.js';
 import { orderLineStatuses, orderStatuses } from '../db/values.js';
 import { AppError, notFound, validationError } from '../errors.js';
-import { currentTraceContext, recordEventWritten } from '../telemetry/trace-context.js';
+import { currentTraceContext } from '../telemetry/trace-context.js';
 import { requireViewer } from './authentication.js';
 import { type Connection, decodeCursor, forwardConnection } from './connection.js';
 import {
@@ -114,7 +114,6 @@ export async function placeOrder(ctx: Context, input: unknown): Promise<OrderRec
       `Quote ${quote.quote.id} has an order that is open or completed. ${refused}`,
     );
   }
-  recordEventWritten('order:changed', [placed.order.id]);
   ctx.events.written();
   return placed;
 }

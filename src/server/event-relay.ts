@@ -5,6 +5,7 @@ import type { OutboxEvent, OutboxEventOf } from '../db/rows.js';
 import { EventRelay } from '../event-relay.js';
 import { orderEventType, type PublishedEvent } from '../events.js';
 import { requestEventsOf } from '../resolvers/availability-events.js';
+import { inPublishSpans } from '../telemetry/event-spans.js';
 
 /**
  * The events to publish for a relay's batch, in its order: requests' records (`requestEventsOf`) and orders'
@@ -33,7 +34,7 @@ async function publishedEventsOf(
  * request's record at that event's commit. It relays at once when this process writes events
  * (`services.events.written()`); with Redis, a process that does not hold the lease tells the one that
  * does, on the channel `<prefix>outbox`. Its lease and poll come from `EVENT_RELAY_LEASE_SECONDS` and
- * `EVENT_RELAY_POLL_MS`.
+ * `EVENT_RELAY_POLL_MS`. With tracing, each event is published in its writer's trace (`inPublishSpans`).
  *
  * @returns the relay; `start()` it, and `stop()` it before Redis and the database close.
  */
@@ -54,12 +55,24 @@ export function createEventRelay(services: Services): EventRelay {
     pollMs: config.EVENT_RELAY_POLL_MS,
     publish: async (events) => {
       const published = await publishedEventsOf(services, events);
-      const results = await services.events.target.publishAll(
-        published.filter((event): event is PublishedEvent => event !== null),
-      );
-      // An event whose request is gone has nothing to publish: done.
-      let next = 0;
-      return published.map((event) => (event === null ? true : (results[next++] ?? false)));
+      const { target } = services.events;
+      // Each event in the trace of its writer (issue 37): a `publish` span, whose context the message carries.
+      const traced = events.map(({ topic, subjectId, traceContext }, index) => ({
+        topic,
+        subjectId,
+        traceContext: published[index] ? traceContext : null,
+      }));
+      return inPublishSpans(target.messagingSystem, traced, async (carriers) => {
+        const out: PublishedEvent[] = [];
+        for (const [index, event] of published.entries()) {
+          const trace = carriers[index];
+          if (event) out.push(trace ? { ...event, trace } : event);
+        }
+        const results = await target.publishAll(out);
+        // An event whose request is gone has nothing to publish: done.
+        let next = 0;
+        return published.map((event) => (event === null ? true : (results[next++] ?? false)));
+      });
     },
     ...(wakeUps ? { wakeLeader: () => wakeUps.publish() } : {}),
   });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { SpanKind } from '@opentelemetry/api';
 import type { Services } from '../context.js';
 import type { SourceType } from '../db/rows.js';
 import { SonataClient } from '../gathering/sources/mef-sonata/client.js';
@@ -9,7 +10,7 @@ import { SonataOrdering } from '../ordering/mef-sonata/ordering-client.js';
 import { OrderListeners } from '../ordering/order-listeners.js';
 import { createSonataOrderStep } from '../ordering/sonata-step.js';
 import { OrderWorker, type SupplierOrderStepper } from '../ordering/worker.js';
-import { inStoredTrace } from '../telemetry/trace-context.js';
+import { currentTraceContext, inStoredTrace } from '../telemetry/trace-context.js';
 import type { SonataWiring } from './sonata-callbacks.js';
 
 /**
@@ -59,12 +60,33 @@ export function createOrderWorker(services: Services, sonata: SonataWiring): Ord
     ['mef-sonata', sonataStep],
     ['http', createHttpOrderStep({ now })],
   ]);
+  // The context of each step's span, until the step is recorded: the record and the `order:changed` event
+  // it writes belong to the step's trace (issue 37). Empty while tracing is off.
+  const stepContexts = new Map<string, string>();
+  const { db } = services;
   const worker = new OrderWorker({
-    db: services.db,
+    db: {
+      claimSupplierOrders: (...args) => db.claimSupplierOrders(...args),
+      markSupplierOrderPosting: (...args) => db.markSupplierOrderPosting(...args),
+      markSupplierOrderCancelPosting: (...args) => db.markSupplierOrderCancelPosting(...args),
+      recordSupplierOrderProgress: (progress) => {
+        const stepContext = stepContexts.get(progress.supplierOrderId);
+        if (stepContext === undefined) return db.recordSupplierOrderProgress(progress);
+        stepContexts.delete(progress.supplierOrderId);
+        return inStoredTrace(
+          stepContext,
+          'supplier order record',
+          { 'gateway.supplier_order.id': progress.supplierOrderId },
+          () => db.recordSupplierOrderProgress(progress),
+          SpanKind.INTERNAL,
+        );
+      },
+    },
     clock: services.clock,
     logger: services.logger.child({ component: 'ordering' }),
     owner: `${hostname()}:${process.pid}:${randomUUID()}`,
-    // A step's span continues the trace of the request that placed the order (issue 37).
+    // A step's span continues the trace of the request that placed the order (issue 37); its record is a
+    // child span of it (`supplier order record`, above).
     step: (claimed, signal, context) =>
       inStoredTrace(
         claimed.supplierOrder.traceContext,
@@ -74,7 +96,11 @@ export function createOrderWorker(services: Services, sonata: SonataWiring): Ord
           'gateway.order.id': claimed.order.id,
           'gateway.source.key': claimed.source.key,
         },
-        () => (steps.get(claimed.source.type) ?? sonataStep)(claimed, signal, context),
+        () => {
+          const stepContext = currentTraceContext();
+          if (stepContext !== null) stepContexts.set(claimed.supplierOrder.id, stepContext);
+          return (steps.get(claimed.source.type) ?? sonataStep)(claimed, signal, context);
+        },
       ),
     leaseMs: config.GATHERING_LEASE_SECONDS * 1000,
     concurrency: config.GATHERING_CONCURRENCY,

@@ -64,35 +64,68 @@ export function inStoredTrace<T>(
 }
 
 /**
- * Records that the active operation wrote events of `topic` to the outbox (`src/db/contract/events.ts`):
- * one `PRODUCER` span `create <topic>` in the active trace, so the trace of a request shows the events its
- * work caused (the relay publishes them after the commit, possibly from another process). Its attributes
- * name the subject (`gateway.event.subject_id`: the request or order id) or, for a batch, the subjects
- * (`gateway.event.subject_ids`) and their count (`messaging.batch.message_count`).
+ * Starts and ends the `PRODUCER` span `create <topic>` of events about to be written to the outbox
+ * (`src/db/contract/events.ts`) — a child of `parent` (stored text, as {@link currentTraceContext} gives)
+ * when given, else of the active span — and returns its context as stored text, which the events keep in
+ * the outbox (`outbox_events.trace_context`) so the relay publishes them in that trace, from whichever
+ * process (`./event-spans.ts`). Its attributes name the subject (`gateway.event.subject_id`: the request
+ * or order id) or, for a batch, the subjects (`gateway.event.subject_ids`) and their count
+ * (`messaging.batch.message_count`).
+ *
+ * Called by the store where it builds events (`src/db/shared/events.ts`, `src/db/shared/orders.ts`) and by
+ * a caller that hands the store the context of events the store writes in SQL or for several traces at once
+ * (a gathering completion batch). A transaction that rolls back leaves a `create` span with no `publish`.
+ *
+ * @returns null, and no span, when tracing is off, there are no subjects, or there is no trace to continue
+ *   (no active span, and `parent` null): an event written outside any trace stays outside.
  */
-export function recordEventWritten(topic: string, subjectIds: readonly string[]): void {
-  if (!tracingOn() || subjectIds.length === 0) return;
-  trace
-    .getTracer(SCOPE)
-    .startSpan(`create ${topic}`, {
+export function eventTraceContext(
+  topic: string,
+  subjectIds: readonly string[],
+  parent?: string | null,
+): string | null {
+  if (!tracingOn() || subjectIds.length === 0) return null;
+  const parentContext =
+    parent === undefined
+      ? context.active()
+      : parent === null
+        ? null
+        : propagation.extract(ROOT_CONTEXT, carrierOf(parent));
+  if (parentContext === null || trace.getSpanContext(parentContext) === undefined) return null;
+  const span = trace.getTracer(SCOPE).startSpan(
+    `create ${topic}`,
+    {
       kind: SpanKind.PRODUCER,
       attributes: {
         'messaging.system': 'outbox',
         'messaging.operation.type': 'create',
+        'messaging.operation.name': 'create',
         'messaging.destination.name': topic,
-        ...(subjectIds.length === 1
-          ? { 'gateway.event.subject_id': subjectIds[0] }
-          : {
-              'gateway.event.subject_ids': [...subjectIds],
-              'messaging.batch.message_count': subjectIds.length,
-            }),
+        ...subjectAttributes(subjectIds),
       },
-    })
-    .end();
+    },
+    parentContext,
+  );
+  const carrier: Record<string, string> = {};
+  propagation.inject(trace.setSpan(ROOT_CONTEXT, span), carrier);
+  span.end();
+  return carrier.traceparent ? JSON.stringify(carrier) : null;
+}
+
+/** A span's attributes naming one subject, or several and their count. */
+export function subjectAttributes(subjectIds: readonly string[]): Attributes {
+  return subjectIds.length === 1
+    ? { 'gateway.event.subject_id': subjectIds[0] }
+    : { 'gateway.event.subject_ids': [...subjectIds], 'messaging.batch.message_count': subjectIds.length };
+}
+
+/** The instrumentation scope's tracer, for the service's other span helpers (`./event-spans.ts`). */
+export function gatewayTracer() {
+  return trace.getTracer(SCOPE);
 }
 
 /** The stored headers; an unreadable text gives none (a new trace rather than a failed task). */
-function carrierOf(stored: string): Record<string, string> {
+export function carrierOf(stored: string): Record<string, string> {
   try {
     const parsed: unknown = JSON.parse(stored);
     if (parsed === null || typeof parsed !== 'object') return {};

@@ -32,6 +32,12 @@ export interface OutboxEventOf<T extends EventTopic> {
   version: number;
   payload: EventPayloads[T];
   createdAt: Date;
+  /**
+   * The W3C trace context of the event's `create` span as stored text (`eventTraceContext`,
+   * src/telemetry/trace-context.ts), which the relay publishes the event in (issue 37); null when tracing
+   * is off or the change was made in no trace.
+   */
+  traceContext: string | null;
 }
 
 /** An event to write; its id comes from the store. */

@@ -46,6 +46,12 @@ export interface TaskCompletion {
    * absent or null clears them.
    */
   note?: { code: string; message: string } | null;
+  /**
+   * The trace context the event of the request's change keeps: the `create` span's the worker started in
+   * the task's trace (`eventTraceContext`, src/telemetry/trace-context.ts). Given here, not read from the
+   * active context, because a completion batch holds tasks of several traces. Absent or null: none.
+   */
+  traceContext?: string | null;
 }
 
 /** A failed attempt for {@link GatheringOperations.failTaskAttempt}. */
@@ -58,6 +64,8 @@ export interface FailedAttempt {
   message: string;
   /** When the task may run again; null ends it as failed. */
   retryAt: Date | null;
+  /** As {@link TaskCompletion.traceContext}, for the event of an attempt that ends the task. */
+  traceContext?: string | null;
 }
 
 /** What {@link GatheringOperations.claimTasks} takes. */

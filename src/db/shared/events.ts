@@ -1,7 +1,19 @@
 /**
  * What both stores share for the outbox (`EventOperations`) that is not SQL: an event's version and the
  * events a transaction writes for the requests it changed.
+ *
+ * Each event keeps the trace context of its `create` span (issue 37), which the store reads from the leaf
+ * module `src/telemetry/trace-context.ts` (it imports only `@opentelemetry/api`, so the import arrows still
+ * point down): a store operation runs inside its caller's span — the HTTP or GraphQL request's, the gathering
+ * task's, the supplier order step's — so the active context is the writer's without a parameter on every
+ * writing operation of the contract. Where the active context is not the writer's — a completion batch of
+ * tasks from several traces, events written in SQL by the PostgreSQL store, a claim outside any trace —
+ * the caller passes it ({@link RequestChange.traceContext}, `TaskCompletion.traceContext`,
+ * `FailedAttempt.traceContext`). Tracing off, `eventTraceContext` returns null at the cost of one test.
  */
+
+import { tracingOn } from '../../telemetry/state.js';
+import { eventTraceContext } from '../../telemetry/trace-context.js';
 import type {
   AvailabilityRequestRow,
   NewOutboxEvent,
@@ -31,12 +43,18 @@ export interface RequestChange {
   availabilityRequestId: string;
   kind: StoredRequestChange['kind'];
   progress: RequestProgress;
+  /**
+   * The trace context the change's event keeps (a `create` span's, from `eventTraceContext`), when its
+   * writer gave one — null for none; absent, the event gets a `create` span in the active trace.
+   */
+  traceContext?: string | null;
 }
 
 /**
  * The outbox events of one transaction's request changes: one per request, with the last progress given
  * for it (a batch that finishes several of a request's sources reports where the batch left it), in the
- * order the requests first changed; each written at the request's `updatedAt` of that progress.
+ * order the requests first changed; each written at the request's `updatedAt` of that progress. The events
+ * of changes without a {@link RequestChange.traceContext} share one `create` span in the active trace.
  */
 export function requestChangeEvents(changes: readonly RequestChange[]): NewOutboxEvent[] {
   const last = new Map<string, RequestChange>();
@@ -48,7 +66,16 @@ export function requestChangeEvents(changes: readonly RequestChange[]): NewOutbo
       earlier?.kind === 'created' ? { ...change, kind: 'created' } : change,
     );
   }
-  return [...last.values()].map(({ instanceId, availabilityRequestId, kind, progress }) => ({
+  const kept = [...last.values()];
+  const traced = tracingOn()
+    ? eventTraceContext(
+        'availabilityRequest:changed',
+        kept
+          .filter((change) => change.traceContext === undefined)
+          .map((change) => change.availabilityRequestId),
+      )
+    : null;
+  return kept.map(({ instanceId, availabilityRequestId, kind, progress, traceContext }) => ({
     instanceId,
     topic: 'availabilityRequest:changed',
     subjectId: availabilityRequestId,
@@ -60,6 +87,7 @@ export function requestChangeEvents(changes: readonly RequestChange[]): NewOutbo
       updatedAtMs: progress.updatedAt.getTime(),
     },
     createdAt: progress.updatedAt,
+    traceContext: traceContext === undefined ? traced : traceContext,
   }));
 }
 

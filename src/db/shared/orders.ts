@@ -5,6 +5,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { newId } from '../../ids.js';
+import { eventTraceContext } from '../../telemetry/trace-context.js';
 import type {
   ClaimedSupplierOrder,
   ManualLineRefusal,
@@ -280,7 +281,10 @@ export function claimedSupplierOrders(
   });
 }
 
-/** The `order:changed` event of an order as a transaction leaves it. */
+/**
+ * The `order:changed` event of an order as a transaction leaves it, in the trace of the operation that
+ * writes it (its `create` span, `eventTraceContext`; see `requestChangeEvents`).
+ */
 export function orderChangeEvent(record: OrderRecord, kind: 'created' | 'updated'): NewOutboxEvent {
   const { order } = record;
   return {
@@ -290,6 +294,7 @@ export function orderChangeEvent(record: OrderRecord, kind: 'created' | 'updated
     version: order.version,
     payload: { kind, version: order.version, updatedAtMs: order.updatedAt.getTime(), record },
     createdAt: order.updatedAt,
+    traceContext: eventTraceContext('order:changed', [order.id]),
   };
 }
 

@@ -48,7 +48,8 @@ failed as (
          finished_at = $1, updated_at = $1
    where id in (select id from exhausted)),
 counts as materialized (
-  select availability_request_id as id, count(*)::int as count, $1::timestamptz as now
+  select availability_request_id as id, count(*)::int as count, $1::timestamptz as now,
+         null::text as trace_context
     from exhausted group by availability_request_id)${FINISHED_SOURCES_CTES},
 expired as materialized (
   select id from gathering_tasks
@@ -70,7 +71,8 @@ pending as materialized (
 started as (
   update availability_requests set status = 'in_progress', updated_at = $1
    where id in (select id from pending) and status = 'pending'
-  returning instance_id, id, status, sources_finished, updated_at)${requestEventsCte('started_events', 'started')}
+  returning instance_id, id, status, sources_finished, updated_at,
+            null::text as trace_context)${requestEventsCte('started_events', 'started')}
 select 'exhausted' as kind, id::text as task_id, instance_id, availability_request_id from exhausted
 union all
 select 'started', null, instance_id, id from started

@@ -18,7 +18,8 @@ import { FINISHED_SOURCES_CTES } from './finished-sources.js';
  * `BEGIN`/`COMMIT`: it was seven round trips, each a socket write and a wake-up of the server process.
  *
  * Every step is a CTE of the one statement, so it commits or fails as a whole:
- * 1. `input`: the batch, one row per task (`$1`–`$5`: id, owner, now, note code and message).
+ * 1. `input`: the batch, one row per task (`$1`–`$5`: id, owner, now, note code and message; `$20`: the
+ *    trace context of its event, `TaskCompletion.traceContext`).
  * 2. `locked`: its tasks, locked in id order (the lock order of `gathering-tasks.ts`: tasks first).
  * 3. `won`: the fence — a task moves to `succeeded` only while still `running` and leased to its owner. A
  *    row another transaction changed meanwhile is re-checked at its newest version (READ COMMITTED), so
@@ -32,8 +33,8 @@ import { FINISHED_SOURCES_CTES } from './finished-sources.js';
  */
 const COMPLETE_SQL = `
 with input as materialized (
-  select * from unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::text[])
-    with ordinality as c(id, owner, now, note_code, note_message, ord)),
+  select * from unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $20::text[])
+    with ordinality as c(id, owner, now, note_code, note_message, trace_context, ord)),
 locked as materialized (
   select id from gathering_tasks where id in (select id from input) order by id for update),
 won as (
@@ -42,7 +43,7 @@ won as (
          error_code = c.note_code, error_message = c.note_message, finished_at = c.now, updated_at = c.now
     from input c
    where t.id = c.id and t.id in (select id from locked) and t.lease_owner = c.owner and t.status = 'running'
-  returning t.id, t.instance_id, t.availability_request_id, t.source_id, c.now, c.ord),
+  returning t.id, t.instance_id, t.availability_request_id, t.source_id, c.now, c.trace_context, c.ord),
 inserted as (
   insert into availability_request_products (id, instance_id, availability_request_id, gathering_task_id,
          source_id, network, technology_type, connection_type, download_kbps, upload_kbps,
@@ -59,7 +60,8 @@ inserted as (
     join won w on w.id = p.task_id
    order by p.ord),
 counts as materialized (
-  select availability_request_id as id, count(*)::int as count, (array_agg(now order by ord desc))[1] as now
+  select availability_request_id as id, count(*)::int as count, (array_agg(now order by ord desc))[1] as now,
+         (array_agg(trace_context order by ord desc))[1] as trace_context
     from won group by availability_request_id)${FINISHED_SOURCES_CTES}
 select w.id::text as id, w.instance_id, w.availability_request_id, f.status, f.sources_finished, f.updated_at
   from won w join finished f on f.id = w.availability_request_id`;
@@ -130,6 +132,7 @@ export const completeTasks: Op<'completeTasks'> = async (db, completions) => {
       productTasks,
       ...columns,
       orderTerms,
+      fenced.map((completion) => completion.traceContext ?? null),
     ],
   });
   const changes = new Map<number, CompletedRequest>(

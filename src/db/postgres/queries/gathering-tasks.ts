@@ -26,18 +26,23 @@ type Tx = Parameters<Parameters<PostgresDb['transaction']>[0]>[0];
  * ({@link FINISHED_SOURCES_CTES}: the requests locked in id order first, status and progress only moving
  * forward).
  */
-async function finishSources(tx: Tx, finished: { requestId: string; now: Date }[]): Promise<void> {
-  const counts = new Map<string, { count: number; now: Date }>();
-  for (const { requestId, now } of finished) {
-    counts.set(requestId, { count: (counts.get(requestId)?.count ?? 0) + 1, now });
+async function finishSources(
+  tx: Tx,
+  finished: { requestId: string; now: Date; traceContext: string | null }[],
+): Promise<void> {
+  type Count = { count: number; now: Date; traceContext: string | null };
+  const counts = new Map<string, Count>();
+  for (const { requestId, now, traceContext } of finished) {
+    counts.set(requestId, { count: (counts.get(requestId)?.count ?? 0) + 1, now, traceContext });
   }
   if (counts.size === 0) return;
   const ids = [...counts.keys()];
-  const entries = ids.map((id) => counts.get(id) as { count: number; now: Date });
+  const entries = ids.map((id) => counts.get(id) as Count);
   await tx.execute(sql`with counts as (
       select * from unnest(${sql.param(ids)}::text[], ${sql.param(entries.map((entry) => entry.count))}::int[],
-                           ${sql.param(entries.map((entry) => entry.now.toISOString()))}::timestamptz[])
-        as c(id, count, now))${sql.raw(FINISHED_SOURCES_CTES)}
+                           ${sql.param(entries.map((entry) => entry.now.toISOString()))}::timestamptz[],
+                           ${sql.param(entries.map((entry) => entry.traceContext))}::text[])
+        as c(id, count, now, trace_context))${sql.raw(FINISHED_SOURCES_CTES)}
     select 1`);
 }
 
@@ -67,7 +72,9 @@ export const failTaskAttempt: Op<'failTaskAttempt'> = async (db, attempt) => {
   return db.transaction(async (tx) => {
     const [task] = await fail(tx);
     if (!task) return null;
-    await finishSources(tx, [{ requestId: task.availabilityRequestId, now: attempt.now }]);
+    await finishSources(tx, [
+      { requestId: task.availabilityRequestId, now: attempt.now, traceContext: attempt.traceContext ?? null },
+    ]);
     return task;
   });
 };

@@ -22,6 +22,12 @@ export const outboxEvents = pgTable('outbox_events', {
   /** Where the subject's state stands; grows with every change of it, so a repeat is recognised. */
   version: integer().notNull(),
   payload: jsonb().$type<StoredRequestChange | StoredOrderChange>().notNull(),
+  /**
+   * The W3C trace context of the event's `create` span, as stored text (`currentTraceContext`'s form:
+   * `{"traceparent":"00-…"}`): the relay publishes the event in that trace (issue 37). Null when tracing
+   * is off or the write was in no trace.
+   */
+  traceContext: text(),
   createdAt: instant().notNull(),
 });
 

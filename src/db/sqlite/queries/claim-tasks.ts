@@ -26,7 +26,9 @@ export const claimTasks: Op<'claimTasks'> = async (db, input) => {
     (): { leased: Omit<ClaimedTask, 'pricingPlan'>[]; changed: ChangedRequest[] } => {
       const changed: ChangedRequest[] = [];
       const events: RequestChange[] = [];
-      const record = () => recordEvents(db, requestChangeEvents(events));
+      // A claim runs in no request's trace: its events (`started`, an exhausted task's) keep none.
+      const record = () =>
+        recordEvents(db, requestChangeEvents(events.map((change) => ({ ...change, traceContext: null }))));
       for (const row of statements.failExhausted.all({ nowMs, maxAttempts: input.maxAttempts })) {
         const change = finishSource(db, row.availabilityRequestId, input.now);
         if (change) events.push(change);

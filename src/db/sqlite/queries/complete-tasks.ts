@@ -54,7 +54,7 @@ export const completeTasks: Op<'completeTasks'> = async (db, completions) => {
           });
         }
         const change = finishSource(db, task.availabilityRequestId, input.now);
-        if (change) finished.push(change);
+        if (change) finished.push({ ...change, traceContext: input.traceContext ?? null });
         return { instanceId: task.instanceId, availabilityRequestId: task.availabilityRequestId };
       });
       recordEvents(db, requestChangeEvents(finished));

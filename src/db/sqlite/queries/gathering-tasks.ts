@@ -30,7 +30,8 @@ export const failTaskAttempt: Op<'failTaskAttempt'> = async (db, attempt) => {
         .get();
       if (!task || attempt.retryAt) return null;
       const change = finishSource(db, task.availabilityRequestId, attempt.now);
-      if (change) recordEvents(db, requestChangeEvents([change]));
+      if (change)
+        recordEvents(db, requestChangeEvents([{ ...change, traceContext: attempt.traceContext ?? null }]));
       return task;
     },
     { behavior: 'immediate' },

@@ -8,8 +8,8 @@ import { preparedQuery } from '../prepared.js';
  * rest-create-100), as `preparedRowInsert` explains.
  */
 const eventInsert = preparedQuery((db) =>
-  db.$client.prepare<[string, string, string, number, string, number]>(
-    'insert into outbox_events (instance_id, topic, subject_id, version, payload, created_at) values (?, ?, ?, ?, ?, ?)',
+  db.$client.prepare<[string, string, string, number, string, number, string | null]>(
+    'insert into outbox_events (instance_id, topic, subject_id, version, payload, created_at, trace_context) values (?, ?, ?, ?, ?, ?, ?)',
   ),
 );
 
@@ -27,6 +27,7 @@ export function recordEvents(db: SqliteDb, events: readonly NewOutboxEvent[]): v
       event.version,
       JSON.stringify(event.payload),
       event.createdAt.getTime(),
+      event.traceContext,
     );
   }
 }
