@@ -4,7 +4,7 @@
  * quote's row for a placement, the supplier orders claimed (`FOR UPDATE SKIP LOCKED`), the order's row
  * before its lines change, so its version grows one at a time. Ids order bytewise (`bytewise`).
  */
-import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { OrderRecord } from '../../contract/index.js';
 import {
   cancellationChargeReplacing,
@@ -24,6 +24,7 @@ import {
 import { bytewise } from '../bytewise.js';
 import type { PostgresDb } from '../client.js';
 import type { Op } from '../operation.js';
+import { preparedQuery } from '../prepared.js';
 import {
   customers,
   orderLines,
@@ -178,35 +179,74 @@ export const sliceOrders: Op<'sliceOrders'> = async (db, instanceId, query) => {
 };
 
 /**
- * Four statements however many it claims, two round trips: the lease taken by one `UPDATE` of the due ids
- * it locks (`FOR UPDATE SKIP LOCKED`, in claim order) — atomic on its own, so no transaction around it: a
- * worker woken when nothing is due costs that one statement — then their sources, their orders' heads and
- * their lines, read at once for all of them on three pooled connections. Each read is its own snapshot,
- * as the statements of a READ COMMITTED transaction would be. A read that fails leaves the leases taken until
- * they expire, as a worker that dies after its claim does; the claim's caller logs it and claims again.
+ * The claim: one `UPDATE` of the due ids it locks (`FOR UPDATE SKIP LOCKED`, in claim order), a named
+ * prepared statement. A materialized CTE: its `LIMIT … SKIP LOCKED` runs once, where a subquery of `IN` may
+ * run again per row. Times are bound as `Date`s (see `preparedQuery`).
  */
-export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, now, leaseMs, limit) => {
-  // A materialized CTE: its `LIMIT … SKIP LOCKED` runs once, where a subquery of `IN` may run again per row.
+const claimDue = preparedQuery('supplier_orders_claim', (db, name) => {
+  const now = sql`${sql.placeholder('now')}::timestamptz`;
   const due = db.$with('due').as(
     db
       .select({ id: supplierOrders.id })
       .from(supplierOrders)
       .where(conditions.dueSupplierOrders(supplierOrders, now))
       .orderBy(asc(supplierOrders.nextCheckAt), asc(bytewise(supplierOrders.id)))
-      .limit(limit)
+      .limit(sql.placeholder('limit'))
       .for('update', { skipLocked: true }),
   );
-  const rows = await db
+  return db
     .with(due)
     .update(supplierOrders)
     .set({
-      leaseOwner: owner,
-      leaseExpiresAt: new Date(now.getTime() + leaseMs),
+      leaseOwner: sql`${sql.placeholder('owner')}`,
+      leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}::timestamptz`,
       attempts: sql`${supplierOrders.attempts} + 1`,
       updatedAt: now,
     })
     .where(inArray(supplierOrders.id, db.select({ id: due.id }).from(due)))
-    .returning();
+    .returning()
+    .prepare(name);
+});
+
+/** Rows whose `column` is one of the ids of the `text[]` placeholder `ids`. */
+const anyOf = (column: SQLWrapper) => sql`${column} = any(${sql.placeholder('ids')}::text[])`;
+
+/** What a claim reads of the supplier orders it took, each a named prepared statement over an id array. */
+const claimedSources = preparedQuery('claimed_sources', (db, name) =>
+  db.select().from(sources).where(anyOf(sources.id)).prepare(name),
+);
+const claimedOrderHeads = preparedQuery('claimed_order_heads', (db, name) =>
+  db
+    .select(headColumns)
+    .from(orders)
+    .innerJoin(customers, eq(customers.id, orders.customerId))
+    .where(anyOf(orders.id))
+    .prepare(name),
+);
+const claimedLines = preparedQuery('claimed_order_lines', (db, name) =>
+  db
+    .select()
+    .from(orderLines)
+    .where(anyOf(orderLines.supplierOrderRef))
+    .orderBy(asc(orderLines.position))
+    .prepare(name),
+);
+
+/**
+ * Four named prepared statements however many it claims, two round trips: the lease taken by one `UPDATE`
+ * ({@link claimDue}) — atomic on its own, so no transaction around it: a worker woken when nothing is due
+ * costs that one statement — then their sources, their orders' heads and their lines, read at once for all
+ * of them on three pooled connections. Each read is its own snapshot, as the statements of a READ COMMITTED
+ * transaction would be. A read that fails leaves the leases taken until they expire, as a worker that dies
+ * after its claim does; the claim's caller logs it and claims again.
+ */
+export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, now, leaseMs, limit) => {
+  const rows = await claimDue(db).execute({
+    now,
+    owner,
+    leaseExpiresAt: new Date(now.getTime() + leaseMs),
+    limit,
+  });
   if (rows.length === 0) return [];
   // `RETURNING` keeps no order: the claim order again (ids are ASCII, so `<` is bytewise).
   rows.sort(
@@ -216,20 +256,9 @@ export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, 
   );
   const ids = rows.map((row) => row.id);
   const [sourceRows, heads, lines] = await Promise.all([
-    db
-      .select()
-      .from(sources)
-      .where(inArray(sources.id, [...new Set(rows.map((row) => row.sourceId))])),
-    db
-      .select(headColumns)
-      .from(orders)
-      .innerJoin(customers, eq(customers.id, orders.customerId))
-      .where(inArray(orders.id, [...new Set(rows.map((row) => row.orderId))])),
-    db
-      .select()
-      .from(orderLines)
-      .where(inArray(orderLines.supplierOrderRef, ids))
-      .orderBy(asc(orderLines.position)),
+    claimedSources(db).execute({ ids: [...new Set(rows.map((row) => row.sourceId))] }),
+    claimedOrderHeads(db).execute({ ids: [...new Set(rows.map((row) => row.orderId))] }),
+    claimedLines(db).execute({ ids }),
   ]);
   return claimedSupplierOrders(ids, rows, sourceRows, heads, lines);
 };

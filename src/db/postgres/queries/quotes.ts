@@ -78,8 +78,17 @@ export const addQuoteLines: Op<'addQuoteLines'> = async (db, input) => {
   });
 };
 
+/** A quote's head (with its instance's and customer's names) by instance and id: read before every order. */
+const quoteHeadById = preparedQuery('quote_head_by_id', (db, name) =>
+  quoteHeads(db)
+    .where(and(eq(quotes.instanceId, sql.placeholder('instanceId')), eq(quotes.id, sql.placeholder('id'))))
+    .prepare(name),
+);
+
+/** Two named prepared statements: the head, then its lines. */
 export const findQuote: Op<'findQuote'> = async (db, instanceId, id) => {
-  const [record] = await quoteRecords(db, and(eq(quotes.instanceId, instanceId), eq(quotes.id, id)), []);
+  const heads = await quoteHeadById(db).execute({ instanceId, id });
+  const [record] = await quoteRecordsOf(heads, (quoteIds) => linesOfQuotes(db).execute({ quoteIds }));
   return record;
 };
 
@@ -92,9 +101,9 @@ const linesOfQuotes = preparedQuery('quote_lines_of_quotes', (db, name) =>
     .prepare(name),
 );
 
-/** The quotes `where` selects, in `order`, up to `limit`, as `QuoteRecord`s (two reads). */
-async function quoteRecords(db: PostgresDb, where: SQL | undefined, order: SQL[], limit?: number) {
-  const heads = db
+/** The select of quote heads: the quote with its instance's and customer's ids and names. */
+function quoteHeads(db: PostgresDb) {
+  return db
     .select({
       quote: quotes,
       instance: { id: instances.id, name: instances.name },
@@ -102,7 +111,12 @@ async function quoteRecords(db: PostgresDb, where: SQL | undefined, order: SQL[]
     })
     .from(quotes)
     .innerJoin(instances, eq(instances.id, quotes.instanceId))
-    .innerJoin(customers, eq(customers.id, quotes.customerId))
+    .innerJoin(customers, eq(customers.id, quotes.customerId));
+}
+
+/** The quotes `where` selects, in `order`, up to `limit`, as `QuoteRecord`s (two reads). */
+async function quoteRecords(db: PostgresDb, where: SQL | undefined, order: SQL[], limit?: number) {
+  const heads = quoteHeads(db)
     .where(where)
     .orderBy(...order);
   const rows = limit === undefined ? await heads : await heads.limit(limit);
