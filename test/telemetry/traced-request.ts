@@ -3,7 +3,7 @@ import type { GatewayApi } from '../scale-out/sonata-ordering.js';
 import type { OtlpReceiver, ReceivedSpan } from './otlp-receiver.js';
 
 /** OTLP span kinds (`ReceivedSpan.kind`). */
-export const SpanKinds = { SERVER: 2, CLIENT: 3, PRODUCER: 4, CONSUMER: 5 } as const;
+export const SpanKinds = { INTERNAL: 1, SERVER: 2, CLIENT: 3, PRODUCER: 4, CONSUMER: 5 } as const;
 
 /** The source every traced test gathers from: the simulator's `kpn-wba` supplier, reached through a proxy. */
 export const TRACED_SOURCE_KEY = 'kpn-traced';

@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SupplierSimulator, startSupplierSimulator } from '../../src/gathering/simulator/server.js';
 import { tempDatabasePath } from '../helpers/app.js';
 import { type GatewayProcess, startGatewayProcess } from '../helpers/gateway-process.js';
+import { startTestRedis, type TestRedis } from '../helpers/redis-server.js';
+import { graphqlSseSubscriber } from '../helpers/sse-subscriber.js';
 import { testStore } from '../helpers/store.js';
+import type { UpdatesSubscriber } from '../helpers/updates-subscriber.js';
 import { waitFor } from '../helpers/wait.js';
 import { demoCredentials, type GatewayApi, signedIn } from '../scale-out/sonata-ordering.js';
 import { type OtlpReceiver, startOtlpReceiver } from './otlp-receiver.js';
@@ -17,33 +20,46 @@ import {
 } from './traced-request.js';
 
 /*
- * Issue 37, item 1: a request's trace, as an OTLP/HTTP receiver started here receives it. On PostgreSQL the
- * request is created on an API-only instance A and gathered by a worker process C on the same database, so
- * the trace crosses processes through the task; on SQLite (one process per database file) one instance does
- * both. The supplier is the simulator behind a proxy that records the `traceparent` each call arrived with.
+ * Issue 37, item 1: a request's trace, as an OTLP/HTTP receiver started here receives it. On PostgreSQL and
+ * Redis (the shared mode) the request is created on an API-only instance A and gathered by a worker process
+ * C on the same database, so the trace crosses processes through the task, and its events reach a
+ * subscriber on an instance B that does not relay (`EVENT_RELAY=off`), so they cross processes through the
+ * outbox and the Redis stream; on SQLite (one process per database file) one instance does all of it. The
+ * supplier is the simulator behind a proxy that records the `traceparent` each call arrived with.
  */
 
-const { SERVER, CLIENT, PRODUCER, CONSUMER } = SpanKinds;
+const { SERVER, CLIENT, PRODUCER, CONSUMER, INTERNAL } = SpanKinds;
 
 const shared = testStore === 'postgres';
 /** The caller's own trace: the gateway must continue it (W3C Trace Context, `traceparent`). */
 const callerTraceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 const callerSpanId = '00f067aa0ba902b7';
 
-describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' : 'one instance'})`, () => {
+describe(`a traced request (${shared ? 'instance A, worker C, subscriber on B, on PostgreSQL and Redis' : 'one instance'})`, () => {
   let receiver: OtlpReceiver;
   let simulator: SupplierSimulator;
   let proxy: RecordingProxy;
   let database: { path: string; remove(): void };
+  let redis: TestRedis | undefined;
   const processes: GatewayProcess[] = [];
   let api: GatewayApi;
+  /** Every request's updates, on B (shared) or A. */
+  let subscriber: UpdatesSubscriber;
+  /** The service whose subscriber receives the events. */
+  const delivering = shared ? 'gateway-b' : 'gateway-a';
 
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
     simulator = await startSupplierSimulator();
     proxy = await startRecordingProxy(simulator.url);
     database = tempDatabasePath();
-    const common = { DATABASE_URL: database.path, LOG_LEVEL: 'info', GATHERING_IDLE_POLL_MS: '50' };
+    if (shared) redis = await startTestRedis();
+    const common = {
+      DATABASE_URL: database.path,
+      LOG_LEVEL: 'info',
+      GATHERING_IDLE_POLL_MS: '50',
+      ...(redis ? { REDIS_URL: redis.url } : {}),
+    };
     const a = await startGatewayProcess({
       env: {
         ...common,
@@ -63,27 +79,41 @@ describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' 
           env: { ...common, ...tracingEnv(receiver, 'gateway-c') },
           readyTimeoutMs: 90_000,
         }),
+        await startGatewayProcess({
+          env: {
+            ...common,
+            ...tracingEnv(receiver, 'gateway-b'),
+            GATHERING_WORKER: 'off',
+            EVENT_RELAY: 'off',
+          },
+          readyTimeoutMs: 90_000,
+        }),
       );
     }
+    subscriber = graphqlSseSubscriber((processes.at(-1) as GatewayProcess).url, api.token);
+    await waitFor(() => Promise.resolve(subscriber.connected()), Boolean);
   }, 240_000);
 
   afterAll(async () => {
+    subscriber?.close();
     await Promise.all(processes.map((each) => each.stop()));
+    await redis?.stop();
     await proxy?.close();
     await simulator?.stop();
     await receiver?.close();
     database?.remove();
   });
 
-  it('when a REST request arrives with a traceparent, then its trace continues into the task, the worker, the supplier call and the event', async () => {
+  it('when a REST request arrives with a traceparent, then its trace continues into the task, the worker, the supplier call and the events, through their publish to their delivery to a subscriber', async () => {
     const worker = shared ? 'gateway-c' : 'gateway-a';
     const requestId = await createTracedRequest(api, { traceId: callerTraceId, spanId: callerSpanId });
     const inTrace = () => receiver.spans().filter((span) => span.traceId === callerTraceId);
-    // Until both events are in: the `created` one under the HTTP span, the task's under the task's span.
+    // Until both events are delivered: the `created` one of the HTTP span, the task's of the task's span.
     const spans = await waitFor(
       async () => inTrace(),
       (found) =>
-        found.filter((span) => span.kind === PRODUCER).length === 2 &&
+        found.filter((span) => span.name === 'process availabilityRequest:changed').length === 2 &&
+        found.filter((span) => span.name === 'publish availabilityRequest:changed').length === 2 &&
         found.some((span) => span.kind === SERVER),
       15_000,
     );
@@ -133,7 +163,7 @@ describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' 
     const received = proxy.calls().filter((each) => each.path.startsWith('/suppliers/kpn-wba/availability'));
     expect(received.map((each) => each.traceparent)).toEqual([`00-${callerTraceId}-${call.spanId}-01`]);
     // The event the task's completion wrote, in the same trace.
-    const event = only(spans, (span) => span.kind === PRODUCER && span.parentSpanId === task.spanId);
+    const event = only(spans, (span) => span.name.startsWith('create ') && span.parentSpanId === task.spanId);
     expect({
       service: event.service,
       name: event.name,
@@ -160,11 +190,56 @@ describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' 
       );
     }
     // And the `created` event A wrote with the request, under A's HTTP span.
-    const created = only(spans, (span) => span.kind === PRODUCER && span.parentSpanId === http.spanId);
+    const created = only(
+      spans,
+      (span) => span.name.startsWith('create ') && span.parentSpanId === http.spanId,
+    );
     expect([created.service, created.attributes['gateway.event.subject_id']]).toEqual([
       'gateway-a',
       requestId,
     ]);
+    // Each event: published by the relay under its `create` span (on PostgreSQL by A or C, whichever holds
+    // the relay's lease: B does not relay), then processed once where its subscriber is, under the publish.
+    const system = shared ? 'redis' : 'in-process';
+    for (const create of [created, event]) {
+      const publish = only(
+        spans,
+        (span) => span.name === 'publish availabilityRequest:changed' && span.parentSpanId === create.spanId,
+      );
+      expect(shared ? ['gateway-a', 'gateway-c'] : ['gateway-a']).toContain(publish.service);
+      expect([publish.kind, publish.attributes]).toEqual([
+        PRODUCER,
+        {
+          'messaging.system': system,
+          'messaging.operation.type': 'send',
+          'messaging.operation.name': 'publish',
+          'messaging.destination.name': 'availabilityRequest:changed',
+          'gateway.event.subject_id': requestId,
+        },
+      ]);
+      const processed = spans.filter((span) => span.parentSpanId === publish.spanId);
+      expect(processed.map((span) => [span.name, span.service, span.kind, span.attributes])).toEqual([
+        [
+          'process availabilityRequest:changed',
+          delivering,
+          CONSUMER,
+          {
+            'messaging.system': system,
+            'messaging.operation.type': 'process',
+            'messaging.operation.name': 'process',
+            'messaging.destination.name': 'availabilityRequest:changed',
+            'messaging.message.id': expect.any(String),
+          },
+        ],
+      ]);
+    }
+    // The subscriber received the request's states: created, started (the claim's event, in no trace), done.
+    const states = await waitFor(
+      async () =>
+        subscriber.updates.filter((update) => update.id === requestId).map((update) => update.status),
+      (found) => found.includes('COMPLETED'),
+    );
+    expect(states).toEqual(['PENDING', 'IN_PROGRESS', 'COMPLETED']);
     // Log lines written inside the trace carry its ids.
     const logged = processes
       .flatMap((each) => each.output().split('\n'))
@@ -205,7 +280,22 @@ describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' 
       async () => receiver.spans().filter((span) => span.traceId === caller.traceId),
       (found) =>
         found.some((span) => span.name === 'supplier order step') &&
-        found.some((span) => span.kind === CLIENT && String(span.attributes['url.full']).includes('/orders')),
+        found.some(
+          (span) => span.kind === CLIENT && String(span.attributes['url.full']).includes('/orders'),
+        ) &&
+        // A step's record wrote an event, and the relay published it.
+        found.some(
+          (event) =>
+            event.name === 'publish order:changed' &&
+            found.some(
+              (create) =>
+                create.spanId === event.parentSpanId &&
+                found.some(
+                  (record) =>
+                    record.spanId === create.parentSpanId && record.name === 'supplier order record',
+                ),
+            ),
+        ),
       20_000,
     );
     const http = only(spans, (span) => span.kind === SERVER && span.attributes['url.path'] === '/orders');
@@ -215,7 +305,10 @@ describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' 
       steps.map(() => [http.spanId, worker, CONSUMER]),
     );
     expect(http.parentSpanId).toBe(caller.spanId);
-    const created = only(spans, (span) => span.kind === PRODUCER && span.parentSpanId === http.spanId);
+    const created = only(
+      spans,
+      (span) => span.name.startsWith('create ') && span.parentSpanId === http.spanId,
+    );
     expect([created.name, created.attributes['gateway.event.subject_id']]).toEqual([
       'create order:changed',
       ((await placed.json()) as { data: { id: string } }).data.id,
@@ -232,6 +325,23 @@ describe(`a traced request (${shared ? 'instance A, worker C on one PostgreSQL' 
       placementSpan.attributes['http.request.method'],
       steps.some((each) => each.spanId === placementSpan.parentSpanId),
     ]).toEqual(['POST', true]);
+    // Each step's record is a span under the step, and the events the records wrote are in the trace.
+    const records = spans.filter((span) => span.name === 'supplier order record');
+    expect(
+      records.map((each) => [
+        each.service,
+        each.kind,
+        steps.some((step) => step.spanId === each.parentSpanId),
+      ]),
+    ).toEqual(records.map(() => [worker, INTERNAL, true]));
+    const recordEvents = spans.filter(
+      (span) =>
+        span.name === 'create order:changed' && records.some((each) => each.spanId === span.parentSpanId),
+    );
+    expect(recordEvents.length).toBeGreaterThan(0);
+    expect(recordEvents.map((each) => [each.service, each.kind])).toEqual(
+      recordEvents.map(() => [worker, PRODUCER]),
+    );
   });
 
   it('when a GraphQL operation arrives with a traceparent, then one span for the operation is a child of its HTTP span', async () => {
