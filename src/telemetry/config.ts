@@ -1,8 +1,9 @@
 /**
- * When tracing is on, from the standard OpenTelemetry environment variables
- * (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/); the SDK itself
- * reads the rest of them (`OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`,
- * `OTEL_EXPORTER_OTLP_PROTOCOL`, headers, timeouts, `OTEL_PROPAGATORS`, …).
+ * When and how to trace, from the standard OpenTelemetry environment variables
+ * (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/): whether, the OTLP
+ * protocol and the propagators here; the SDK's pieces read the rest themselves (see
+ * `./register.ts`: the sampler, span limits and batch settings by `@opentelemetry/sdk-trace-base`,
+ * endpoint, headers, timeout and compression by the OTLP exporter, the resource by `@opentelemetry/resources`).
  */
 
 /** The OpenTelemetry variables that decide whether traces are exported. */
@@ -27,4 +28,58 @@ export function tracingConfigured(env: TracingEnv): boolean {
   const exporters = (env.OTEL_TRACES_EXPORTER ?? '').split(',').map((name) => name.trim().toLowerCase());
   if (exporters.includes('none')) return false;
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+}
+
+/** The OTLP encodings this service exports traces in: both over HTTP (`/v1/traces`). */
+export type TracesProtocol = 'http/protobuf' | 'http/json';
+
+/**
+ * The OTLP protocol for traces: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`, else
+ * `http/protobuf` (the specification's default). `grpc` is refused: the service ships the OTLP/HTTP
+ * exporters only (gRPC would bring `@grpc/grpc-js` and its protobuf runtime into every image for a choice
+ * a collector makes just as well on port 4318), and sending OTLP/HTTP to a gRPC port (4317) would lose
+ * every span without a word.
+ *
+ * @throws Error naming the variable and the supported values when the protocol is `grpc` or unknown.
+ */
+export function tracesProtocol(
+  env: Partial<Record<'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' | 'OTEL_EXPORTER_OTLP_PROTOCOL', string>>,
+): TracesProtocol {
+  const [name, raw] = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim()
+    ? ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL]
+    : ['OTEL_EXPORTER_OTLP_PROTOCOL', env.OTEL_EXPORTER_OTLP_PROTOCOL];
+  const protocol = raw?.trim().toLowerCase() || 'http/protobuf';
+  if (protocol === 'http/protobuf' || protocol === 'http/json') return protocol;
+  throw new Error(
+    `${name}=${raw?.trim()}: traces are exported over OTLP/HTTP only — set http/protobuf (the default) or ` +
+      'http/json and point the endpoint at the collector’s OTLP/HTTP port (4318)' +
+      (protocol === 'grpc' ? '; gRPC (4317) is not supported' : ''),
+  );
+}
+
+/** The propagators this service can install, by their `OTEL_PROPAGATORS` names. */
+export type PropagatorName = 'tracecontext' | 'baggage';
+
+/**
+ * The propagators `OTEL_PROPAGATORS` asks for (comma-separated; `tracecontext,baggage` when unset or blank,
+ * none for `none`), in order, without duplicates; names this service does not ship (`b3`, `b3multi`,
+ * `jaeger`, `xray`, `ottrace`, …) are returned apart, for a warning.
+ */
+export function propagatorNames(env: Partial<Record<'OTEL_PROPAGATORS', string>>): {
+  use: PropagatorName[];
+  unsupported: string[];
+} {
+  const names = (env.OTEL_PROPAGATORS ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
+  if (names.length === 0) return { use: ['tracecontext', 'baggage'], unsupported: [] };
+  if (names.includes('none')) return { use: [], unsupported: [] };
+  const use = new Set<PropagatorName>();
+  const unsupported: string[] = [];
+  for (const name of names) {
+    if (name === 'tracecontext' || name === 'baggage') use.add(name);
+    else unsupported.push(name);
+  }
+  return { use: [...use], unsupported };
 }

@@ -2,74 +2,146 @@
  * Starts OpenTelemetry tracing in this process when the environment configures it (issue 37), before the
  * service's modules load: `src/main.ts` and `src/worker-main.ts` call {@link startTracing} and only then
  * import the service, under `npm start` (tsx) and `npm run start:prod` (compiled) alike. The
- * instrumentations patch `node:http`, `pg` and `ioredis` as they are imported — through
- * import-in-the-middle's loader hook for ES modules, registered here for just the modules they name — and
- * follow undici (the supplier calls and `fetch`) through its diagnostics channels.
+ * instrumentations patch `pg` and `ioredis` as they are imported — through import-in-the-middle's loader
+ * hook for ES modules, registered here for just the modules they name — and follow undici (the supplier
+ * calls and `fetch`) and the HTTP server (`./http-server-spans.ts`) through their diagnostics channels.
  */
 import { register } from 'node:module';
-import { type TracingEnv, tracingConfigured } from './config.js';
+import { propagatorNames, type TracingEnv, tracesProtocol, tracingConfigured } from './config.js';
 import { loadGraphqlTracing } from './graphql-tracing.js';
+import { traceHttpServerRequests } from './http-server-spans.js';
 import { markTracingOn, tracingOn } from './state.js';
 
-/** Stops the SDK, sending the spans it still holds; set once tracing started. */
+/** Stops the tracer provider, sending the spans it still holds; set once tracing started. */
 let shutdown: (() => Promise<void>) | null = null;
 
 /** Paths never traced: probes and metrics scrapes would be most of the spans and say nothing. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
+/** The variables {@link startTracing} reads itself (the SDK's pieces read the others from `process.env`). */
+type StartEnv = TracingEnv &
+  Partial<
+    Record<'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' | 'OTEL_EXPORTER_OTLP_PROTOCOL' | 'OTEL_PROPAGATORS', string>
+  >;
+
 /**
- * Starts the OpenTelemetry Node SDK with OTLP export when {@link tracingConfigured} says so, else does
- * nothing (and nothing of the SDK is loaded). Traces: incoming and outgoing HTTP (W3C `traceparent` taken
- * from requests and sent on supplier calls, by `@opentelemetry/instrumentation-http` and `-undici`),
- * PostgreSQL and Redis commands inside a traced operation (`-pg`, `-ioredis`), GraphQL operations
- * (`src/server/graphql.ts`), and the gathering and order tasks (`./trace-context.ts`). The SDK reads the
- * rest of the standard variables itself: `OTEL_SERVICE_NAME` (`connectivity-gateway` when neither it nor
- * `OTEL_RESOURCE_ATTRIBUTES` names the service), `OTEL_TRACES_SAMPLER(_ARG)`,
- * `OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL` (`http/protobuf` by default, `http/json`), headers and timeouts.
- * Metrics stay on Prometheus (`/metrics`) and logs on standard output: the SDK exports traces only.
+ * Starts OpenTelemetry tracing with OTLP/HTTP export when {@link tracingConfigured} says so, else does
+ * nothing (and nothing of the SDK is loaded). Built from the SDK's pieces rather than
+ * `@opentelemetry/sdk-node`, which brings every exporter of every signal (gRPC, Zipkin, Prometheus, logs,
+ * metrics; BENCHMARKS.md, "Tracing"): a `NodeTracerProvider` (`@opentelemetry/sdk-trace-node`, with
+ * AsyncLocalStorage as the context manager) with a batch span processor and the OTLP/HTTP trace exporter,
+ * protobuf or JSON ({@link tracesProtocol}; gRPC is refused with an error naming the variable).
+ *
+ * Traces: incoming and outgoing HTTP (W3C `traceparent` taken from requests and sent on supplier calls, by
+ * `@opentelemetry/instrumentation-http` and `-undici`), PostgreSQL and Redis commands inside a traced
+ * operation (`-pg`, `-ioredis`), GraphQL operations (`src/server/graphql.ts`), and the gathering and order
+ * tasks (`./trace-context.ts`).
+ *
+ * Standard variables honoured: `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES` (the service is
+ * `connectivity-gateway` unless they name it; host, OS and process attributes are detected as the Node SDK
+ * does), `OTEL_TRACES_SAMPLER(_ARG)`, `OTEL_SPAN_*_LIMIT` and `OTEL_BSP_*` (read by
+ * `@opentelemetry/sdk-trace-base`), `OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT`, `_HEADERS`, `_TIMEOUT`,
+ * `_COMPRESSION` and the certificate variables (read by the exporter), `OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL`
+ * and `OTEL_PROPAGATORS` (`tracecontext`, `baggage`, `none`; others are ignored with a warning).
+ * Metrics stay on Prometheus (`/metrics`) and logs on standard output: only traces are exported.
  *
  * Must run before `node:http`, `pg` or `ioredis` are first imported; call it once.
+ *
+ * @throws Error when `OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL` is `grpc` or unknown (before anything starts).
  */
-export async function startTracing(env: TracingEnv & Record<string, string | undefined>): Promise<void> {
+export async function startTracing(env: StartEnv & Record<string, string | undefined>): Promise<void> {
   if (tracingOn() || !tracingConfigured(env)) return;
+  const protocol = tracesProtocol(env);
+  const propagators = propagatorNames(env);
+  if (propagators.unsupported.length > 0)
+    process.emitWarning(
+      `OTEL_PROPAGATORS: ${propagators.unsupported.join(', ')} not supported, ignored (supported: tracecontext, baggage, none)`,
+      'TracingWarning',
+    );
   const { createAddHookMessageChannel } = await import('import-in-the-middle');
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
   register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
 
-  const [{ NodeSDK }, { HttpInstrumentation }, { UndiciInstrumentation }, { PgInstrumentation }, ioredis] =
-    await Promise.all([
-      import('@opentelemetry/sdk-node'),
-      import('@opentelemetry/instrumentation-http'),
-      import('@opentelemetry/instrumentation-undici'),
-      import('@opentelemetry/instrumentation-pg'),
-      import('@opentelemetry/instrumentation-ioredis'),
-    ]);
-  const named = env.OTEL_SERVICE_NAME?.trim() || env.OTEL_RESOURCE_ATTRIBUTES?.includes('service.name=');
-  const sdk = new NodeSDK({
-    ...(named ? {} : { serviceName: 'connectivity-gateway' }),
-    metricReaders: [],
-    logRecordProcessors: [],
-    instrumentations: [
-      new HttpInstrumentation({
-        ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? '').split('?')[0] ?? ''),
-        requireParentforOutgoingSpans: true,
+  const [
+    trace,
+    resources,
+    core,
+    { AsyncLocalStorageContextManager },
+    { OTLPTraceExporter },
+    { registerInstrumentations },
+    instrumentations,
+  ] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/context-async-hooks'),
+    protocol === 'http/json'
+      ? import('@opentelemetry/exporter-trace-otlp-http')
+      : import('@opentelemetry/exporter-trace-otlp-proto'),
+    import('@opentelemetry/instrumentation'),
+    loadInstrumentations(),
+  ]);
+  const resource = resources
+    .defaultResource()
+    .merge(resources.resourceFromAttributes({ 'service.name': 'connectivity-gateway' }))
+    .merge(
+      resources.detectResources({
+        detectors: [
+          resources.hostDetector,
+          resources.osDetector,
+          resources.processDetector,
+          resources.envDetector,
+        ],
       }),
-      new UndiciInstrumentation({ requireParentforSpans: true }),
-      // Claims, polls and relay rounds run outside any request: without a parent they would be a trace each.
-      new PgInstrumentation({ requireParentSpan: true }),
-      new ioredis.IORedisInstrumentation({ requireParentSpan: true }),
-    ],
+    );
+  const provider = new trace.NodeTracerProvider({
+    resource,
+    spanProcessors: [new trace.BatchSpanProcessor(new OTLPTraceExporter())],
   });
-  sdk.start();
+  const contextManager = new AsyncLocalStorageContextManager();
+  provider.register({
+    contextManager,
+    propagator: new core.CompositePropagator({
+      propagators: propagators.use.map((name) =>
+        name === 'tracecontext' ? new core.W3CTraceContextPropagator() : new core.W3CBaggagePropagator(),
+      ),
+    }),
+  });
+  registerInstrumentations({ tracerProvider: provider, instrumentations });
+  traceHttpServerRequests({
+    tracerName: 'connectivity-gateway',
+    untracedPaths: UNTRACED_PATHS,
+    attach: (context) => contextManager.attach(context),
+  });
   await waitForAllMessagesAcknowledged();
   await loadGraphqlTracing();
   markTracingOn();
-  shutdown = () => sdk.shutdown();
+  shutdown = () => provider.shutdown();
 }
 
 /**
- * Sends the spans the SDK still holds and stops it (at the end of a graceful stop); resolves at once when
- * tracing is off. Never rejects: a collector that is away must not fail the shutdown.
+ * The instrumentations of the libraries the service calls through, each registering its
+ * import-in-the-middle hook as it is made: undici (supplier calls, `fetch`; through its diagnostics
+ * channels), `pg` and `ioredis`, each only inside a traced operation — claims, polls and relay rounds run
+ * outside any request, and without a parent they would be a trace each. Incoming HTTP is traced by
+ * `./http-server-spans.ts`; no outgoing request of the service goes through `node:http`.
+ */
+async function loadInstrumentations() {
+  const [{ UndiciInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation }] = await Promise.all([
+    import('@opentelemetry/instrumentation-undici'),
+    import('@opentelemetry/instrumentation-pg'),
+    import('@opentelemetry/instrumentation-ioredis'),
+  ]);
+  return [
+    new UndiciInstrumentation({ requireParentforSpans: true }),
+    new PgInstrumentation({ requireParentSpan: true }),
+    new IORedisInstrumentation({ requireParentSpan: true }),
+  ];
+}
+
+/**
+ * Sends the spans the tracer provider still holds and stops it (at the end of a graceful stop); resolves at
+ * once when tracing is off. Never rejects: a collector that is away must not fail the shutdown.
  */
 export async function stopTracing(): Promise<void> {
   const stop = shutdown;

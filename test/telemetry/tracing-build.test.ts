@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../../scripts/build.js';
 import { type SupplierSimulator, startSupplierSimulator } from '../../src/gathering/simulator/server.js';
@@ -96,4 +98,27 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgres')('tracing in the produc
     });
     expect(proxy.calls().map((each) => each.traceparent)).toEqual([`00-${caller.traceId}-${call.spanId}-01`]);
   });
+
+  it('when the build is told to export over gRPC, then it refuses to start and names the variable and the port to use', async () => {
+    const started = promisify(execFile)(process.execPath, [join(deployment, 'dist', 'main.js')], {
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: join(deployment, 'refused.db'),
+        PORT: '0',
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      },
+      timeout: 60_000,
+    });
+
+    const failure = await started.then(
+      () => null,
+      (error: Error & { code?: number; stderr?: string }) => error,
+    );
+    expect(failure?.code).toBe(1);
+    expect(failure?.stderr).toContain(
+      'OTEL_EXPORTER_OTLP_PROTOCOL=grpc: traces are exported over OTLP/HTTP only — set http/protobuf (the default) ' +
+        'or http/json and point the endpoint at the collector’s OTLP/HTTP port (4318); gRPC (4317) is not supported',
+    );
+  }, 90_000);
 });
