@@ -368,9 +368,9 @@ export interface OrderSliceQuery {
 export interface OrderOperations {
   /**
    * Creates an order with its lines and its supplier orders (one per source of its `supplier` lines, due at
-   * `now`) in one transaction, unless the quote has an order that is neither `failed` nor `cancelled`:
-   * the check and the insert run under the quote's lock (SQLite: `BEGIN IMMEDIATE`; PostgreSQL: the
-   * quote's row locked `FOR UPDATE`), so two concurrent placements of one quote make one order.
+   * `now`) at once (one transaction or one statement), unless the quote has an order that is neither
+   * `failed` nor `cancelled`; two concurrent placements of one quote make one order (SQLite: the check and
+   * the insert under `BEGIN IMMEDIATE`; PostgreSQL: a partial unique index on such orders' quote).
    * The order's status is `pending`; a quote without supplier lines is still `pending` until an admin
    * moves its lines.
    *

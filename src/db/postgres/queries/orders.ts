@@ -1,8 +1,9 @@
 /**
  * The PostgreSQL store's order operations, as `contract/orders.ts` states them; which rows each statement
- * takes is `shared/order-conditions.ts`. Writes run in transactions that lock what they decide on: the
- * quote's row for a placement, the supplier orders claimed (`FOR UPDATE SKIP LOCKED`), the order's row
- * before its lines change, so its version grows one at a time. Ids order bytewise (`bytewise`).
+ * takes is `shared/order-conditions.ts`. Writes lock what they decide on: the supplier orders claimed
+ * (`FOR UPDATE SKIP LOCKED`), the order's row before its lines change (in a transaction), so its version
+ * grows one at a time; a placement relies on a partial unique index instead (`insertOrder`). Ids order
+ * bytewise (`bytewise`).
  */
 import { and, asc, desc, eq, inArray, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { OrderRecord } from '../../contract/index.js';
@@ -30,7 +31,6 @@ import {
   orderLines,
   orders,
   outboxEvents,
-  quotes,
   sources,
   supplierOrders,
 } from '../schema/index.js';
@@ -102,43 +102,61 @@ async function lockOrder(tx: Tx, orderId: string): Promise<void> {
   await tx.select({ id: orders.id }).from(orders).where(eq(orders.id, orderId)).for('update');
 }
 
+/** A customer's name by id, read before a placement writes its record's event. */
+const customerNameById = preparedQuery('customer_name_by_id', (db, name) =>
+  db
+    .select({ name: customers.name })
+    .from(customers)
+    .where(eq(customers.id, sql.placeholder('id')))
+    .prepare(name),
+);
+
 /**
- * Three statements besides `BEGIN`/`COMMIT`: the quote's row locked, with the customer's name read beside it;
- * then, in a snapshot taken after the lock, whether the quote has an open order (the same statement would
- * miss one committed while it waited for the lock); then the order, its supplier orders, its lines and its
- * `created` event written as one statement of data-modifying `WITH` clauses (foreign keys are checked at its
- * end). The record returned is the rows written (`newOrderRows`), as a read gives them.
+ * The partial unique index of `schema/orders.ts` that allows one order per quote that is neither `failed`
+ * nor `cancelled`: a second placement's insert fails on it.
  */
-export const insertOrder: Op<'insertOrder'> = async (db, input) =>
-  db.transaction(async (tx) => {
-    const [quote] = await tx
-      .select({ customerName: customers.name })
-      .from(quotes)
-      .innerJoin(customers, eq(customers.id, input.customerId))
-      .where(eq(quotes.id, input.quoteId))
-      .for('update', { of: quotes });
-    if (!quote) throw new Error(`insertOrder: no quote ${input.quoteId} with customer ${input.customerId}`);
-    const [open] = await tx
-      .select({ id: orders.id })
-      .from(orders)
-      .where(conditions.openOrdersOfQuote(orders, input.quoteId))
-      .limit(1);
-    if (open) return 'quote_ordered' as const;
-    const rows = newOrderRows(input);
-    const record: OrderRecord = {
-      order: rows.order,
-      customer: { id: input.customerId, name: quote.customerName },
-      lines: [...rows.lines].sort((a, b) => a.position - b.position),
-    };
-    const writes = [
-      tx.insert(orders).values(rows.order),
-      ...(rows.supplierOrders.length > 0 ? [tx.insert(supplierOrders).values(rows.supplierOrders)] : []),
-      ...(rows.lines.length > 0 ? [tx.insert(orderLines).values(rows.lines)] : []),
-    ].map((write, index) => sql`${sql.identifier(`write_${index}`)} as (${write.getSQL()})`);
-    const event = tx.insert(outboxEvents).values(orderChangeEvent(record, 'created'));
-    await tx.execute(sql`with ${sql.join(writes, sql`, `)} ${event.getSQL()}`);
-    return record;
-  });
+const OPEN_ORDER_OF_QUOTE = 'orders_open_quote_idx';
+
+/** Whether `error` (drizzle's wrapper, or the driver's own) is a unique violation of `constraint` (23505). */
+function violates(error: unknown, constraint: string): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    const { code, constraint: name } = cause as Error & { code?: unknown; constraint?: unknown };
+    if (code === '23505' && name === constraint) return true;
+  }
+  return false;
+}
+
+/**
+ * Two statements and no transaction: the customer's name (a named prepared read), then the order, its
+ * supplier orders, its lines and its `created` event written as one statement of data-modifying `WITH`
+ * clauses — atomic on its own, foreign keys checked at its end. Two placements of one quote meet at the
+ * partial unique index {@link OPEN_ORDER_OF_QUOTE}: the second waits for the first's commit and fails on it,
+ * writing nothing (a first that failed lets it through). The record returned is the rows written
+ * (`newOrderRows`), as a read gives them.
+ */
+export const insertOrder: Op<'insertOrder'> = async (db, input) => {
+  const [customer] = await customerNameById(db).execute({ id: input.customerId });
+  if (!customer) throw new Error(`insertOrder: no customer ${input.customerId}`);
+  const rows = newOrderRows(input);
+  const record: OrderRecord = {
+    order: rows.order,
+    customer: { id: input.customerId, name: customer.name },
+    lines: [...rows.lines].sort((a, b) => a.position - b.position),
+  };
+  const writes = [
+    db.insert(orders).values(rows.order),
+    ...(rows.supplierOrders.length > 0 ? [db.insert(supplierOrders).values(rows.supplierOrders)] : []),
+    ...(rows.lines.length > 0 ? [db.insert(orderLines).values(rows.lines)] : []),
+  ].map((write, index) => sql`${sql.identifier(`write_${index}`)} as (${write.getSQL()})`);
+  const event = db.insert(outboxEvents).values(orderChangeEvent(record, 'created'));
+  try {
+    await db.execute(sql`with ${sql.join(writes, sql`, `)} ${event.getSQL()}`);
+  } catch (error) {
+    if (violates(error, OPEN_ORDER_OF_QUOTE)) return 'quote_ordered';
+    throw error;
+  }
+  return record;
+};
 
 export const findOrder: Op<'findOrder'> = async (db, instanceId, id) => {
   const where = and(eq(orders.instanceId, instanceId), eq(orders.id, id));

@@ -49,6 +49,9 @@ export const orders = pgTable(
   (t) => [
     index('orders_list_idx').on(t.instanceId, t.createdAt, sql`${t.id} collate "C"`),
     index('orders_quote_idx').on(t.quoteId),
+    // One order per quote that is neither failed nor cancelled (`contract/orders.ts`, `insertOrder`): two
+    // placements of one quote meet here, the second waiting for the first's commit.
+    uniqueIndex('orders_open_quote_idx').on(t.quoteId).where(sql`${t.status} not in ('failed', 'cancelled')`),
     index('orders_customer_idx').on(t.instanceId, t.customerId, t.createdAt, sql`${t.id} collate "C"`),
   ],
 );

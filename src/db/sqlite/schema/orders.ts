@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { OrderTerms } from '../../contract/order-terms.js';
 import type {
@@ -48,6 +49,9 @@ export const orders = sqliteTable(
   (t) => [
     index('orders_list_idx').on(t.instanceId, t.createdAt, t.id),
     index('orders_quote_idx').on(t.quoteId),
+    // One order per quote that is neither failed nor cancelled, as on PostgreSQL (where placements rely on
+    // it); here `insertOrder` checks under `BEGIN IMMEDIATE` first, and the index only backs that up.
+    uniqueIndex('orders_open_quote_idx').on(t.quoteId).where(sql`${t.status} not in ('failed', 'cancelled')`),
     index('orders_customer_idx').on(t.instanceId, t.customerId, t.createdAt, t.id),
   ],
 );

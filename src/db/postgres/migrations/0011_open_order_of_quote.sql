@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX "orders_open_quote_idx" ON "orders" USING btree ("quote_id") WHERE "orders"."status" not in ('failed', 'cancelled');
