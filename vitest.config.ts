@@ -10,6 +10,8 @@ const storeless = [
   'test/bench/stats.test.ts',
   'test/bench/process.test.ts',
   'test/server/metrics-process.test.ts',
+  // Starts `src/main.ts` on a SQLite file of its own, whatever the project.
+  'test/server/start-line.test.ts',
   'test/gathering/pricing.test.ts',
   'test/resolvers/validation.test.ts',
   'test/db/migrations-drift.test.ts',

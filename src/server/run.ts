@@ -55,7 +55,7 @@ export async function runService(role: AppRole): Promise<void> {
     redis: config.REDIS_URL !== undefined,
   };
   if (role === 'api') {
-    const pages = startPages(app.url, config.NODE_ENV === 'production');
+    const pages = startPages(app.url, config.NODE_ENV === 'production', app.metricsUrl);
     logger.info({ ...where, ...pages }, startMessage(app.url, pages));
   } else {
     logger.info(where, 'gathering worker running; probes listening');
@@ -70,17 +70,20 @@ export interface StartPages {
   graphiql?: string;
   /** The REST API's documentation (Swagger UI on `/openapi.json`, `src/rest/openapi/serve.ts`, `/docs`). */
   apiDocs: string;
+  /** The Prometheus exposition: on the listener of `METRICS_PORT` when set, else on the instance's port. */
+  metrics: string;
 }
 
 /**
  * The URLs the start line names (issue 37: a newcomer's first minute), under the instance's own `url`
- * (`http://host:port`).
+ * (`http://host:port`); `/metrics` under `metricsUrl` when `METRICS_PORT` gave it a listener of its own.
  */
-export function startPages(url: string, production: boolean): StartPages {
+export function startPages(url: string, production: boolean, metricsUrl: string | null = null): StartPages {
   return {
     dashboard: `${url}/dashboard`,
     ...(production ? {} : { graphiql: `${url}/graphql` }),
     apiDocs: `${url}/docs`,
+    metrics: `${metricsUrl ?? url}/metrics`,
   };
 }
 
@@ -90,6 +93,7 @@ function startMessage(url: string, pages: StartPages): string {
     `dashboard ${pages.dashboard}`,
     ...(pages.graphiql ? [`GraphiQL ${pages.graphiql}`] : []),
     `API docs ${pages.apiDocs}`,
+    `metrics ${pages.metrics}`,
   ];
   return `connectivity gateway listening on ${url} — ${named.join(', ')}`;
 }
