@@ -155,16 +155,12 @@ export class CountingEventTarget extends EventTarget {
     return events.map(({ type, detail, trace }) => {
       const id = this.history.append(type, detail);
       detail.eventId = id;
-      const deliver = () => this.dispatchEvent(new CustomEvent(type, { detail }));
-      if (trace && this.counts.has(type))
-        inProcessSpan(
-          this.messagingSystem,
-          eventTopicOf(type),
-          trace,
-          { 'messaging.message.id': id },
-          deliver,
+      const event = new CustomEvent(type, { detail });
+      if (trace === undefined || !this.counts.has(type)) this.dispatchEvent(event);
+      else
+        inProcessSpan(this.messagingSystem, eventTopicOf(type), trace, { 'messaging.message.id': id }, () =>
+          this.dispatchEvent(event),
         );
-      else deliver();
       return true;
     });
   }

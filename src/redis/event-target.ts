@@ -173,15 +173,18 @@ export class RedisEventTarget {
     const { detail } = parsed;
     if (typeof detail === 'object' && detail !== null) (detail as { eventId?: string }).eventId = id;
     const event = new CustomEvent(parsed.type, { detail });
-    inProcessSpan(
-      this.messagingSystem,
-      eventTopicOf(parsed.type),
-      parsed.trace,
-      { 'messaging.message.id': id },
-      () => {
-        for (const callback of [...set]) callback(event);
-      },
-    );
+    const deliver = () => {
+      for (const callback of [...set]) callback(event);
+    };
+    if (parsed.trace === undefined) deliver();
+    else
+      inProcessSpan(
+        this.messagingSystem,
+        eventTopicOf(parsed.type),
+        parsed.trace,
+        { 'messaging.message.id': id },
+        deliver,
+      );
   }
 }
 

@@ -57,12 +57,8 @@ export function createEventRelay(services: Services): EventRelay {
       const published = await publishedEventsOf(services, events);
       const { target } = services.events;
       // Each event in the trace of its writer (issue 37): a `publish` span, whose context the message carries.
-      const traced = events.map(({ topic, subjectId, traceContext }, index) => ({
-        topic,
-        subjectId,
-        traceContext: published[index] ? traceContext : null,
-      }));
-      return inPublishSpans(target.messagingSystem, traced, async (carriers) => {
+      const sent = (index: number) => published[index] !== null;
+      return inPublishSpans(target.messagingSystem, events, sent, async (carriers) => {
         const out: PublishedEvent[] = [];
         for (const [index, event] of published.entries()) {
           const trace = carriers[index];

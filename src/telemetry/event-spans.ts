@@ -27,12 +27,12 @@ import { carrierOf, gatewayTracer, subjectAttributes } from './trace-context.js'
 /** A message's trace context on the bus: the W3C Trace Context headers (`traceparent`, `tracestate`). */
 export type TraceCarrier = Record<string, string>;
 
-/** What {@link inPublishSpans} needs of an event: its topic, subject and stored trace context. */
+/** What {@link inPublishSpans} needs of an event (an `OutboxEvent`): its topic, subject and trace context. */
 export interface TracedEvent {
-  topic: string;
-  subjectId: string;
+  readonly topic: string;
+  readonly subjectId: string;
   /** As the outbox keeps it (`OutboxEventOf.traceContext`); null: no span. */
-  traceContext: string | null;
+  readonly traceContext: string | null;
 }
 
 /**
@@ -44,17 +44,19 @@ export interface TracedEvent {
  * A span whose events were not all published is marked an error.
  *
  * @param system `messaging.system`: the bus (`redis`, or `in-process`).
+ * @param sent whether the event at an index is sent at all (one with nothing to publish gets no span).
  * @returns what `publish` resolved to; a rejection ends the spans as errors and is passed on.
  */
 export async function inPublishSpans(
   system: string,
   events: readonly TracedEvent[],
+  sent: (index: number) => boolean,
   publish: (carriers: readonly (TraceCarrier | undefined)[]) => Promise<boolean[]>,
 ): Promise<boolean[]> {
   if (!tracingOn()) return publish([]);
   const groups = new Map<string, { topic: string; context: string; indexes: number[] }>();
   for (const [index, event] of events.entries()) {
-    if (event.traceContext === null) continue;
+    if (event.traceContext === null || !sent(index)) continue;
     const key = `${event.topic}\n${event.traceContext}`;
     const group = groups.get(key);
     if (group) group.indexes.push(index);

@@ -1,8 +1,11 @@
 /**
  * Traces carried across the task queue (issue 37): the context of the request that created a gathering task
  * or a supplier order is stored with it ({@link currentTraceContext}), and the worker that runs it, in any
- * process, continues that trace ({@link inStoredTrace}). Everything here is a no-op while tracing is off
- * (`./state.ts`): no span, no context object, nothing stored.
+ * process, continues that trace ({@link inStoredTrace}); an event written to the outbox keeps the context of
+ * its `create` span ({@link eventTraceContext}), which `./event-spans.ts` continues where it is published and
+ * delivered. A leaf module — it imports only `@opentelemetry/api` and `./state.ts` — so the store may read
+ * the active context here without the import arrows pointing up. Everything here is a no-op while tracing
+ * is off (`./state.ts`): no span, no context object, nothing stored.
  */
 import {
   type Attributes,

@@ -2,14 +2,16 @@
  * What both stores share for the outbox (`EventOperations`) that is not SQL: an event's version and the
  * events a transaction writes for the requests it changed.
  *
- * Each event keeps the trace context of its `create` span (issue 37), which the store reads from the leaf
- * module `src/telemetry/trace-context.ts` (it imports only `@opentelemetry/api`, so the import arrows still
- * point down): a store operation runs inside its caller's span — the HTTP or GraphQL request's, the gathering
- * task's, the supplier order step's — so the active context is the writer's without a parameter on every
- * writing operation of the contract. Where the active context is not the writer's — a completion batch of
- * tasks from several traces, events written in SQL by the PostgreSQL store, a claim outside any trace —
- * the caller passes it ({@link RequestChange.traceContext}, `TaskCompletion.traceContext`,
- * `FailedAttempt.traceContext`). Tracing off, `eventTraceContext` returns null at the cost of one test.
+ * Each event keeps the trace context of its `create` span (issue 37), which the store starts and reads
+ * through the leaf module `src/telemetry/trace-context.ts` (`eventTraceContext`; it imports only
+ * `@opentelemetry/api` and the tracing flag, so the import arrows still point down). The store decides this
+ * rather than its callers because a store operation runs inside its caller's span — the HTTP or GraphQL
+ * request's, the gathering task's, the supplier order record's — so the active context is the writer's
+ * without a parameter on each of the contract's many writing operations, and only the store knows when it
+ * writes an event. Where the active context is not the writer's — a completion batch of tasks from several
+ * traces, events the PostgreSQL store writes in SQL, a claim outside any trace — the caller passes it
+ * ({@link RequestChange.traceContext}, `TaskCompletion.traceContext`, `FailedAttempt.traceContext`).
+ * Tracing off, no span is made and the column stays null, at the cost of one boolean test.
  */
 
 import { tracingOn } from '../../telemetry/state.js';

@@ -26,12 +26,11 @@ export const claimTasks: Op<'claimTasks'> = async (db, input) => {
     (): { leased: Omit<ClaimedTask, 'pricingPlan'>[]; changed: ChangedRequest[] } => {
       const changed: ChangedRequest[] = [];
       const events: RequestChange[] = [];
+      const record = () => recordEvents(db, requestChangeEvents(events));
       // A claim runs in no request's trace: its events (`started`, an exhausted task's) keep none.
-      const record = () =>
-        recordEvents(db, requestChangeEvents(events.map((change) => ({ ...change, traceContext: null }))));
       for (const row of statements.failExhausted.all({ nowMs, maxAttempts: input.maxAttempts })) {
         const change = finishSource(db, row.availabilityRequestId, input.now);
-        if (change) events.push(change);
+        if (change) events.push({ ...change, traceContext: null });
         changed.push(row);
       }
       if (input.limit <= 0) {
@@ -57,7 +56,7 @@ export const claimTasks: Op<'claimTasks'> = async (db, input) => {
       const started = statements.startRequests.all({ ids: requestIds, nowMs });
       for (const { instanceId, availabilityRequestId, ...progress } of started) {
         changed.push({ instanceId, availabilityRequestId });
-        events.push({ instanceId, availabilityRequestId, kind: 'updated', progress });
+        events.push({ instanceId, availabilityRequestId, kind: 'updated', progress, traceContext: null });
       }
       record();
       // The requests as they are once the claim commits: the ones it started are in progress.
