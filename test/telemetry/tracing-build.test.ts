@@ -68,11 +68,11 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgres')('tracing in the produc
 
     const requestId = await createTracedRequest(api, caller);
 
-    // Until both events are in: the `created` one under the HTTP span, the task's under the task's span.
+    // Until both events are published: the `created` one of the HTTP span, the task's of the task's span.
     const spans = await waitFor(
       async () => receiver.spans().filter((span) => span.traceId === caller.traceId),
       (found) =>
-        found.filter((span) => span.kind === PRODUCER).length === 2 &&
+        found.filter((span) => span.name === 'publish availabilityRequest:changed').length === 2 &&
         found.some((span) => span.kind === SERVER),
       15_000,
     );
@@ -80,21 +80,24 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgres')('tracing in the produc
       spans,
       (span) => span.kind === SERVER && span.attributes['url.path'] === '/availability-requests',
     );
-    const task = only(spans, (span) => span.kind === CONSUMER);
+    const task = only(spans, (span) => span.kind === CONSUMER && span.name === 'gathering task');
     const call = only(spans, (span) => span.kind === CLIENT && span.parentSpanId === task.spanId);
     const event = only(spans, (span) => span.kind === PRODUCER && span.parentSpanId === task.spanId);
+    const publish = only(spans, (span) => span.kind === PRODUCER && span.parentSpanId === event.spanId);
     expect({
       service: http.service,
       httpParent: http.parentSpanId,
       taskParent: task.parentSpanId,
       eventParent: event.parentSpanId,
       eventSubject: event.attributes['gateway.event.subject_id'],
+      publish: [publish.name, publish.service],
     }).toEqual({
       service: 'gateway-build',
       httpParent: caller.spanId,
       taskParent: http.spanId,
       eventParent: task.spanId,
       eventSubject: requestId,
+      publish: ['publish availabilityRequest:changed', 'gateway-build'],
     });
     expect(proxy.calls().map((each) => each.traceparent)).toEqual([`00-${caller.traceId}-${call.spanId}-01`]);
   });
