@@ -41,12 +41,18 @@ const oldestEvents = preparedQuery('outbox_oldest', (db, name) =>
 export const listOutboxEvents: Op<'listOutboxEvents'> = async (db, limit) =>
   outboxEventsOf(await oldestEvents(db).execute({ limit }));
 
+/** The relay's delete after each publish: one named prepared statement for any number of ids. */
+const deleteEvents = preparedQuery('outbox_delete', (db, name) =>
+  db
+    .delete(outboxEvents)
+    .where(sql`${outboxEvents.id} = any(${sql.placeholder('ids')}::bigint[])`)
+    .returning({ id: outboxEvents.id })
+    .prepare(name),
+);
+
 export const deleteOutboxEvents: Op<'deleteOutboxEvents'> = async (db, ids) => {
   if (ids.length === 0) return 0;
-  const deleted = await db
-    .delete(outboxEvents)
-    .where(sql`${outboxEvents.id} = any(${sql.param([...ids])}::bigint[])`)
-    .returning({ id: outboxEvents.id });
+  const deleted = await deleteEvents(db).execute({ ids: [...ids] });
   return deleted.length;
 };
 
