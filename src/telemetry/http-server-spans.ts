@@ -44,6 +44,12 @@ const open = new WeakMap<ServerResponse, { span: Span; context: Context }>();
  * line, `src/server/request-listener.ts` — carry its `trace_id`. An untraced path runs in the root
  * context. Call once, after the tracer provider and propagator are registered.
  *
+ * `attach` sets the context on the async resource running at the time (the connection's parser), so it
+ * stays there until the next request on the same connection sets its own: a WebSocket upgrade on a
+ * connection that served a traced request before (no `request` event, so no span here) would run in that
+ * request's context. Clients open WebSockets on fresh connections in practice; a wrapped `emit` (what the
+ * HTTP instrumentation did) would avoid it at the cost measured above.
+ *
  * @param attach makes a context the active one for the rest of the current execution (the
  *   AsyncLocalStorage context manager's `attach`).
  */
