@@ -3,6 +3,7 @@ import { createPubSub } from 'graphql-yoga';
 import { v7 as uuidv7 } from 'uuid';
 import type { AvailabilityRequestRecord, OrderRecord } from './db/rows.js';
 import { inProcessSpan, type TraceCarrier } from './telemetry/event-spans.js';
+import { outsideTrace } from './telemetry/trace-context.js';
 
 /** An availability request was created, or its status or progress changed; `record` is its new state. */
 export interface AvailabilityRequestEvent {
@@ -233,10 +234,12 @@ export function createEventBus(target: EventBusTarget = new CountingEventTarget(
     target,
     /**
      * Tells the outbox relay of this process that a committed change wrote events (the store writes them;
-     * this only makes them go out now rather than at the relay's next poll).
+     * this only makes them go out now rather than at the relay's next poll). The listeners — the relay, the
+     * workers' wake-ups — run outside the writer's trace (`outsideTrace`): the rounds and claims they
+     * schedule serve every writer, and would otherwise join the trace of whichever woke them.
      */
     written(): void {
-      writes.dispatchEvent(new Event('written'));
+      outsideTrace(() => writes.dispatchEvent(new Event('written')));
     },
     /** Calls `listener` on every {@link written}; returns the function that stops it. */
     onWritten(listener: () => void): () => void {

@@ -127,6 +127,14 @@ export function gatewayTracer() {
   return trace.getTracer(SCOPE);
 }
 
+/**
+ * Runs `work` with no active span, so that what it schedules (timers, wake-ups of a relay or a worker) does
+ * not join the caller's trace; without tracing, just `work()`.
+ */
+export function outsideTrace<T>(work: () => T): T {
+  return tracingOn() ? context.with(ROOT_CONTEXT, work) : work();
+}
+
 /** The stored headers; an unreadable text gives none (a new trace rather than a failed task). */
 export function carrierOf(stored: string): Record<string, string> {
   try {

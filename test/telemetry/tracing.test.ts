@@ -188,6 +188,8 @@ describe(`a traced request (${shared ? 'instance A, worker C, subscriber on B, o
       expect(queries(task.spanId).map((span) => span.name)).toContainEqual(
         expect.stringMatching(/^pg\.query:complete_tasks /),
       );
+      // The wake-ups the task's writes caused run outside its trace: no claim of another worker joins it.
+      expect(spans.filter((span) => /^pg\.query:(supplier_orders_claim|claim)/.test(span.name))).toEqual([]);
     }
     // And the `created` event A wrote with the request, under A's HTTP span.
     const created = only(
