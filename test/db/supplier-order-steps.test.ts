@@ -194,15 +194,18 @@ describe(`supplier order claims and steps in the ${testStore} store`, () => {
       nextCheckAt: new Date(now.getTime() + 60_000),
       updatedAt: now,
     });
-    // Each row read once: the order (under its lock), the lines, then the writes (PostgreSQL updates the
-    // supplier order in the statement that reads the lines, and writes the lines, the order and its event
-    // in one statement).
-    expect(dataStatements(sql)).toHaveLength(testStore === 'sqlite' ? 6 : 3);
+    // Each row read once: SQLite reads the order (under its lock), the lines, then writes; PostgreSQL reads
+    // the order with its lines in one statement, then writes the supplier order, the lines, the order and its
+    // event in another, without a transaction (the order's row locked there at the version read).
+    expect(dataStatements(sql)).toHaveLength(testStore === 'sqlite' ? 6 : 2);
     if (testStore === 'postgres') {
-      // The order's row is locked before the supplier order's, as every write to an order's lines does.
-      expect(dataStatements(sql).slice(0, 2)).toEqual([
-        expect.stringMatching(/ for update of "orders"$/),
-        expect.stringMatching(/^with "held" as \(update "supplier_orders" /),
+      // No transaction: the read, then one write statement, whose first clause locks the order's row (at the
+      // version read) before the supplier order's is updated, as every write to an order's lines does.
+      expect(sql).toEqual([
+        expect.stringMatching(/^select "orders"\."id", .* from "supplier_orders" inner join "orders" /),
+        expect.stringMatching(
+          /^with locked as \(select "orders"\."id" from "orders" where .* for update\),\s+held as \(update "supplier_orders" /,
+        ),
       ]);
     }
   });
@@ -298,5 +301,49 @@ describe(`supplier order claims and steps in the ${testStore} store`, () => {
     expect(await supplierOrdersOf(alpha.order.id)).toStrictEqual(before);
     expect(await orderRead(alpha.order.id)).toStrictEqual(alpha);
     expect((await eventsOf(alpha.order.id)).map((event) => event.version)).toEqual([1]);
+  });
+
+  it('when the steps of two supplier orders of one order are recorded at once, then both changes are kept, one version and one event each', async () => {
+    const { one, two } = world.sources;
+    const alpha = await placeOrder(store, world, 'Alpha', [one, two]);
+    const claims = await store.claimSupplierOrders(OWNER, at(100), LEASE_MS, 10);
+    expect(claims).toHaveLength(2);
+    const now = at(1_000);
+    const recorded = await Promise.all(
+      claims.map((claim) => {
+        const line = alpha.lines.find((each) => each.sourceId === claim.source.id);
+        return store.recordSupplierOrderProgress(
+          quietStep(claim.supplierOrder.id, OWNER, now, {
+            lines: [
+              { lineId: line?.id ?? '', status: 'submitted', supplierOrderId: `PO-${claim.source.id}` },
+            ],
+          }),
+        );
+      }),
+    );
+
+    const read = await orderRead(alpha.order.id);
+    expect(read?.order).toMatchObject({ status: 'submitted', version: 3 });
+    expect(read?.lines.map((line) => [line.status, line.supplierOrderId])).toEqual([
+      ['submitted', `PO-${one}`],
+      ['submitted', `PO-${two}`],
+    ]);
+    // The one recorded last returns the order as it stands; the other, the order its own change left.
+    const versions = recorded.map((record) => record?.order.version).sort();
+    expect(versions).toEqual([2, 3]);
+    expect(recorded.find((record) => record?.order.version === 3)).toStrictEqual(read);
+    const events = await eventsOf(alpha.order.id);
+    expect(events.map((event) => [event.version, event.payload.kind])).toEqual([
+      [1, 'created'],
+      [2, 'updated'],
+      [3, 'updated'],
+    ]);
+    expect(events[2]?.payload.record).toEqual(JSON.parse(JSON.stringify(read)));
+    for (const claim of claims) {
+      expect(await supplierOrderOf(alpha, claim.source.id)).toMatchObject({
+        status: 'following',
+        leaseOwner: null,
+      });
+    }
   });
 });

@@ -18,4 +18,5 @@ export * from './outbox.js';
 export * from './price-plans.js';
 export * from './quotes.js';
 export * from './request-details.js';
+export * from './supplier-order-steps.js';
 export * from './tenancy.js';

@@ -5,7 +5,7 @@
  * grows one at a time; a placement relies on a partial unique index instead (`insertOrder`). Ids order
  * bytewise (`bytewise`).
  */
-import { and, asc, desc, eq, inArray, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { OrderRecord } from '../../contract/index.js';
 import {
   cancellationChargeReplacing,
@@ -14,30 +14,21 @@ import {
 } from '../../shared/order-cancellation.js';
 import * as conditions from '../../shared/order-conditions.js';
 import {
-  claimedSupplierOrders,
   manualLineRefusal,
   newOrderRows,
   orderChangeEvent,
   orderRecordsOf,
-  supplierOrderStepWrites,
   touchedOrder,
 } from '../../shared/orders.js';
 import { bytewise } from '../bytewise.js';
 import type { PostgresDb } from '../client.js';
 import type { Op } from '../operation.js';
+import { orderHeadColumns } from '../order-heads.js';
 import { preparedQuery } from '../prepared.js';
-import {
-  customers,
-  orderLines,
-  orders,
-  outboxEvents,
-  sources,
-  supplierOrders,
-} from '../schema/index.js';
+import { customers, orderLines, orders, outboxEvents, supplierOrders } from '../schema/index.js';
 
 type Tx = Parameters<Parameters<PostgresDb['transaction']>[0]>[0];
 
-const headColumns = { order: orders, customer: { id: customers.id, name: customers.name } };
 const newestFirst = [desc(orders.createdAt), desc(bytewise(orders.id))];
 
 /** The orders `where` selects, in `order`, `offset` on, up to `limit`, as records (two reads). */
@@ -49,7 +40,7 @@ async function orderRecords(
   offset = 0,
 ) {
   const heads = db
-    .select(headColumns)
+    .select(orderHeadColumns)
     .from(orders)
     .innerJoin(customers, eq(customers.id, orders.customerId))
     .where(where)
@@ -195,151 +186,6 @@ export const sliceOrders: Op<'sliceOrders'> = async (db, instanceId, query) => {
     query.offset,
   );
 };
-
-/**
- * The claim: one `UPDATE` of the due ids it locks (`FOR UPDATE SKIP LOCKED`, in claim order), a named
- * prepared statement. A materialized CTE: its `LIMIT … SKIP LOCKED` runs once, where a subquery of `IN` may
- * run again per row. Times are bound as `Date`s (see `preparedQuery`).
- */
-const claimDue = preparedQuery('supplier_orders_claim', (db, name) => {
-  const now = sql`${sql.placeholder('now')}::timestamptz`;
-  const due = db.$with('due').as(
-    db
-      .select({ id: supplierOrders.id })
-      .from(supplierOrders)
-      .where(conditions.dueSupplierOrders(supplierOrders, now))
-      .orderBy(asc(supplierOrders.nextCheckAt), asc(bytewise(supplierOrders.id)))
-      .limit(sql.placeholder('limit'))
-      .for('update', { skipLocked: true }),
-  );
-  return db
-    .with(due)
-    .update(supplierOrders)
-    .set({
-      leaseOwner: sql`${sql.placeholder('owner')}`,
-      leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}::timestamptz`,
-      attempts: sql`${supplierOrders.attempts} + 1`,
-      updatedAt: now,
-    })
-    .where(inArray(supplierOrders.id, db.select({ id: due.id }).from(due)))
-    .returning()
-    .prepare(name);
-});
-
-/** Rows whose `column` is one of the ids of the `text[]` placeholder `ids`. */
-const anyOf = (column: SQLWrapper) => sql`${column} = any(${sql.placeholder('ids')}::text[])`;
-
-/** What a claim reads of the supplier orders it took, each a named prepared statement over an id array. */
-const claimedSources = preparedQuery('claimed_sources', (db, name) =>
-  db.select().from(sources).where(anyOf(sources.id)).prepare(name),
-);
-const claimedOrderHeads = preparedQuery('claimed_order_heads', (db, name) =>
-  db
-    .select(headColumns)
-    .from(orders)
-    .innerJoin(customers, eq(customers.id, orders.customerId))
-    .where(anyOf(orders.id))
-    .prepare(name),
-);
-const claimedLines = preparedQuery('claimed_order_lines', (db, name) =>
-  db
-    .select()
-    .from(orderLines)
-    .where(anyOf(orderLines.supplierOrderRef))
-    .orderBy(asc(orderLines.position))
-    .prepare(name),
-);
-
-/**
- * Four named prepared statements however many it claims, two round trips: the lease taken by one `UPDATE`
- * ({@link claimDue}) — atomic on its own, so no transaction around it: a worker woken when nothing is due
- * costs that one statement — then their sources, their orders' heads and their lines, read at once for all
- * of them on three pooled connections. Each read is its own snapshot, as the statements of a READ COMMITTED
- * transaction would be. A read that fails leaves the leases taken until they expire, as a worker that dies
- * after its claim does; the claim's caller logs it and claims again.
- */
-export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, now, leaseMs, limit) => {
-  const rows = await claimDue(db).execute({
-    now,
-    owner,
-    leaseExpiresAt: new Date(now.getTime() + leaseMs),
-    limit,
-  });
-  if (rows.length === 0) return [];
-  // `RETURNING` keeps no order: the claim order again (ids are ASCII, so `<` is bytewise).
-  rows.sort(
-    (a, b) =>
-      (a.nextCheckAt?.getTime() ?? 0) - (b.nextCheckAt?.getTime() ?? 0) ||
-      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-  );
-  const ids = rows.map((row) => row.id);
-  const [sourceRows, heads, lines] = await Promise.all([
-    claimedSources(db).execute({ ids: [...new Set(rows.map((row) => row.sourceId))] }),
-    claimedOrderHeads(db).execute({ ids: [...new Set(rows.map((row) => row.orderId))] }),
-    claimedLines(db).execute({ ids }),
-  ]);
-  return claimedSupplierOrders(ids, rows, sourceRows, heads, lines);
-};
-
-/** A time as a `CASE` branch takes it: a parameter typed `timestamptz` (untyped, both branches would be text). */
-const timestamp = (date: Date | null) => sql`${sql.param(date, supplierOrders.nextCheckAt)}::timestamptz`;
-
-/**
- * The order's row locked first, found through the supplier order and read with its customer in the same
- * statement (under the lock, READ COMMITTED gives its newest version); then the fenced update (a lost lease
- * writes nothing) and all the order's lines, read once after the lock. The step is applied to them in memory
- * (`supplierOrderStepWrites`), which gives the record returned without reading the order again. An
- * unchanged step writes neither the order nor an event.
- */
-export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = async (db, progress) =>
-  db.transaction(async (tx) => {
-    const supplierOrderId = progress.supplierOrderId;
-    const [head] = await tx
-      .select(headColumns)
-      .from(supplierOrders)
-      .innerJoin(orders, eq(orders.id, supplierOrders.orderId))
-      .innerJoin(customers, eq(customers.id, orders.customerId))
-      .where(eq(supplierOrders.id, supplierOrderId))
-      .for('update', { of: orders });
-    if (!head) return undefined;
-    // The fenced update and the read of the lines as one statement (the update a `WITH` clause): every line
-    // comes with the source of the supplier order when the lease held, else with null and nothing written.
-    const held = tx.$with('held', { sourceId: sql<string>`source_id`.as('source_id') }).as(
-      tx
-        .update(supplierOrders)
-        .set(conditions.supplierOrderStepValues(supplierOrders, progress, timestamp))
-        .where(conditions.heldSupplierOrder(supplierOrders, progress))
-        .returning({ sourceId: supplierOrders.sourceId })
-        .getSQL(),
-    );
-    const rows = await tx
-      .with(held)
-      .select({ line: orderLines, heldSourceId: sql<string | null>`(select ${held.sourceId} from ${held})` })
-      .from(orderLines)
-      .where(eq(orderLines.orderId, head.order.id))
-      .orderBy(asc(orderLines.position));
-    const sourceId = rows[0]?.heldSourceId;
-    if (!sourceId) return undefined;
-    const step = supplierOrderStepWrites(
-      { ...head, lines: rows.map((row) => row.line) },
-      { id: supplierOrderId, sourceId },
-      progress,
-    );
-    if (step.order) {
-      // One statement for every write of the step: its lines, the order's status and version, its event.
-      // A row written twice in one statement keeps only one of the writes: a line's writes are merged first.
-      const byLine = new Map<string, (typeof step.lines)[number]['values']>();
-      for (const line of step.lines) byLine.set(line.id, { ...byLine.get(line.id), ...line.values });
-      const lineWrites = [...byLine].map(
-        ([id, values], index) =>
-          sql`${sql.identifier(`line_${index}`)} as (${tx.update(orderLines).set(values).where(eq(orderLines.id, id)).getSQL()}), `,
-      );
-      const write = tx.update(orders).set(step.order).where(eq(orders.id, head.order.id));
-      const event = tx.insert(outboxEvents).values(orderChangeEvent(step.record, 'updated'));
-      await tx.execute(sql`with ${sql.join(lineWrites)}written as (${write.getSQL()}) ${event.getSQL()}`);
-    }
-    return step.record;
-  });
 
 export const moveManualOrderLine: Op<'moveManualOrderLine'> = async (db, move) =>
   db.transaction(async (tx) => {
