@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { ClaimedSupplierOrder, StoreOperations, SupplierOrderProgress } from '../db/rows.js';
 import type { Logger } from '../logger.js';
+import { outsideTrace } from '../telemetry/trace-context.js';
 
 /**
  * What one step of a supplier order's task found: everything of {@link SupplierOrderProgress} but its fence;
@@ -125,10 +126,13 @@ export class OrderWorker {
   private claimSoon(): void {
     if (!this.started || this.stopController.signal.aborted || this.wakeScheduled) return;
     this.wakeScheduled = true;
-    setImmediate(() => {
-      this.wakeScheduled = false;
-      this.pumpNow();
-    });
+    // Outside the trace of whichever step or write asked for it: a claim serves every supplier order.
+    outsideTrace(() =>
+      setImmediate(() => {
+        this.wakeScheduled = false;
+        this.pumpNow();
+      }),
+    );
   }
 
   /** Claims now, or right after the claim under way. */
