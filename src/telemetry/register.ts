@@ -2,14 +2,13 @@
  * Starts OpenTelemetry tracing in this process when the environment configures it (issue 37), before the
  * service's modules load: `src/main.ts` and `src/worker-main.ts` call {@link startTracing} and only then
  * import the service, under `npm start` (tsx) and `npm run start:prod` (compiled) alike. The
- * instrumentations patch `pg` and `ioredis` as they are imported — through import-in-the-middle's loader
- * hook for ES modules, registered here for just the modules they name — and follow undici (the supplier
- * calls and `fetch`) and the HTTP server (`./http-server-spans.ts`) through their diagnostics channels.
+ * instrumentations patch `node:http`, `pg` and `ioredis` as they are imported — through
+ * import-in-the-middle's loader hook for ES modules, registered here for just the modules they name — and
+ * follow undici (the supplier calls and `fetch`) through its diagnostics channels.
  */
 import { register } from 'node:module';
 import { propagatorNames, type TracingEnv, tracesProtocol, tracingConfigured } from './config.js';
 import { loadGraphqlTracing } from './graphql-tracing.js';
-import { traceHttpServerRequests } from './http-server-spans.js';
 import { markTracingOn, tracingOn } from './state.js';
 
 /** Stops the tracer provider, sending the spans it still holds; set once tracing started. */
@@ -108,11 +107,6 @@ export async function startTracing(env: StartEnv & Record<string, string | undef
     }),
   });
   registerInstrumentations({ tracerProvider: provider, instrumentations });
-  traceHttpServerRequests({
-    tracerName: 'connectivity-gateway',
-    untracedPaths: UNTRACED_PATHS,
-    attach: (context) => contextManager.attach(context),
-  });
   await waitForAllMessagesAcknowledged();
   await loadGraphqlTracing();
   markTracingOn();
@@ -120,19 +114,37 @@ export async function startTracing(env: StartEnv & Record<string, string | undef
 }
 
 /**
- * The instrumentations of the libraries the service calls through, each registering its
- * import-in-the-middle hook as it is made: undici (supplier calls, `fetch`; through its diagnostics
- * channels), `pg` and `ioredis`, each only inside a traced operation — claims, polls and relay rounds run
- * outside any request, and without a parent they would be a trace each. Incoming HTTP is traced by
- * `./http-server-spans.ts`; no outgoing request of the service goes through `node:http`.
+ * The query parameters whose values a server span records as `REDACTED` in `url.query`: the Mercure hub's
+ * subscriber token (`src/rest/mercure.ts`; the Mercure spec's `authorization` parameter).
+ */
+const REDACTED_QUERY_PARAMETERS = ['authorization', 'Authorization'];
+
+/**
+ * The instrumentations of the libraries the service runs on, each registering its import-in-the-middle
+ * hook as it is made: incoming HTTP requests (`@opentelemetry/instrumentation-http`: one `SERVER` span per
+ * request, its `traceparent` honoured, probes and scrapes left out, the Mercure token redacted), undici
+ * (supplier calls, `fetch`; through its diagnostics channels), `pg` and `ioredis`. Outgoing spans only
+ * inside a traced operation — claims, polls and relay rounds run outside any request, and without a parent
+ * they would be a trace each.
  */
 async function loadInstrumentations() {
-  const [{ UndiciInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation }] = await Promise.all([
+  const [
+    { HttpInstrumentation },
+    { UndiciInstrumentation },
+    { PgInstrumentation },
+    { IORedisInstrumentation },
+  ] = await Promise.all([
+    import('@opentelemetry/instrumentation-http'),
     import('@opentelemetry/instrumentation-undici'),
     import('@opentelemetry/instrumentation-pg'),
     import('@opentelemetry/instrumentation-ioredis'),
   ]);
   return [
+    new HttpInstrumentation({
+      ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? '').split('?')[0] ?? ''),
+      requireParentforOutgoingSpans: true,
+      redactedQueryParamsServer: REDACTED_QUERY_PARAMETERS,
+    }),
     new UndiciInstrumentation({ requireParentforSpans: true }),
     new PgInstrumentation({ requireParentSpan: true }),
     new IORedisInstrumentation({ requireParentSpan: true }),

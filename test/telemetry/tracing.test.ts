@@ -379,4 +379,24 @@ describe(`a traced request (${shared ? 'instance A, worker C, subscriber on B, o
       [],
     );
   });
+
+  it('when the Mercure hub is asked with a token in its query, then the HTTP span records the query with the token redacted', async () => {
+    const [a] = processes;
+    const traceId = '5d2a4c8e9f0b1a3c7e6d5b4a39281706';
+    const response = await fetch(`${a?.url}/.well-known/mercure?topic=x&authorization=eyJ.secret.token`, {
+      headers: { traceparent: `00-${traceId}-c1d2e3f4a5b6c7d8-01` },
+    });
+    await response.body?.cancel();
+    const spans = await waitFor(
+      async () => receiver.spans().filter((span) => span.traceId === traceId && span.kind === SERVER),
+      (found) => found.length === 1,
+      15_000,
+    );
+    expect(only(spans, () => true).attributes).toMatchObject({
+      'http.request.method': 'GET',
+      'url.path': '/.well-known/mercure',
+      'url.query': 'topic=x&authorization=REDACTED',
+      'http.response.status_code': response.status,
+    });
+  });
 });
