@@ -332,7 +332,7 @@ export class OrderWorker {
         now: options.clock.now(),
       });
       if (!record) log.warn('lease lost before the step was recorded; its result was discarded');
-      // Only a step that changed the order wrote an event (and may make another supplier order's news).
+      // Only a step that changed the order wrote an event: the relay is told (the worker's own wake ignores it).
       else if (record.order.version !== claimed.order.version) {
         this.notifying = true;
         try {
