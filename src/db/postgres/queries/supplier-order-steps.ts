@@ -160,7 +160,7 @@ export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = as
         .returning({ id: supplierOrders.id });
       return held.length === 1 ? step.record : undefined;
     }
-    const outcome = await writeStep(db, progress, read, step);
+    const outcome = await writeStep(db, progress, read, { ...step, order: step.order });
     if (outcome === 'written') return step.record;
     if (outcome === 'lease_lost') return undefined;
   }
@@ -181,7 +181,7 @@ async function writeStep(
   db: PostgresDb,
   progress: SupplierOrderProgress,
   read: OrderRecord,
-  step: SupplierOrderStepWrites,
+  step: SupplierOrderStepWrites & { order: NonNullable<SupplierOrderStepWrites['order']> },
 ): Promise<'written' | 'changed' | 'lease_lost'> {
   const after = (clause: string) => sql`exists (select 1 from ${sql.identifier(clause)})`;
   const version = sql`${sql.param(read.order.version, orders.version)}::integer`;
@@ -193,7 +193,7 @@ async function writeStep(
     .returning({ id: supplierOrders.id });
   const written = db
     .update(orders)
-    .set(step.order ?? {})
+    .set(step.order)
     .where(and(eq(orders.id, read.order.id), after('held')))
     .returning({ id: orders.id });
   const byLine = new Map<string, SupplierOrderStepWrites['lines'][number]['values']>();
