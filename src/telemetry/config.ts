@@ -83,3 +83,49 @@ export function propagatorNames(env: Partial<Record<'OTEL_PROPAGATORS', string>>
   }
   return { use: [...use], unsupported };
 }
+
+/**
+ * The instrumentations this service ships, by the names the OpenTelemetry Node auto-instrumentation gives
+ * them (the package name without `@opentelemetry/instrumentation-`): incoming HTTP requests, undici
+ * (supplier calls, `fetch`), `pg` and `ioredis`.
+ */
+export const instrumentationNames = ['http', 'undici', 'pg', 'ioredis'] as const;
+
+/** One of {@link instrumentationNames}. */
+export type InstrumentationName = (typeof instrumentationNames)[number];
+
+/**
+ * The instrumentations to load, as `@opentelemetry/auto-instrumentations-node` reads its variables
+ * (https://opentelemetry.io/docs/zero-code/js/configuration/#excluding-instrumentation-libraries):
+ * `OTEL_NODE_ENABLED_INSTRUMENTATIONS` (comma-separated names, e.g. `undici,pg`) keeps only those, then
+ * `OTEL_NODE_DISABLED_INSTRUMENTATIONS` takes names away, so a name in both is off; all of them when neither
+ * is set. Names are {@link instrumentationNames}, case-insensitive; others (`express`, `fs`, …) are returned
+ * apart, for a warning. Without `http`, incoming requests start no span, so the work they cause — tasks,
+ * supplier calls, events — is traced only where a span was started for it (a task without a stored trace
+ * starts a trace of its own).
+ */
+export function enabledInstrumentations(
+  env: Partial<Record<'OTEL_NODE_ENABLED_INSTRUMENTATIONS' | 'OTEL_NODE_DISABLED_INSTRUMENTATIONS', string>>,
+): { use: InstrumentationName[]; unknown: string[] } {
+  const unknown: string[] = [];
+  const listed = (raw: string | undefined): Set<InstrumentationName> | null => {
+    const names = (raw ?? '')
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter(Boolean);
+    if (names.length === 0) return null;
+    const known = new Set<InstrumentationName>();
+    for (const name of names) {
+      const found = instrumentationNames.find((candidate) => candidate === name);
+      if (found) known.add(found);
+      else if (!unknown.includes(name)) unknown.push(name);
+    }
+    return known;
+  };
+  const enabled = listed(env.OTEL_NODE_ENABLED_INSTRUMENTATIONS);
+  const disabled = listed(env.OTEL_NODE_DISABLED_INSTRUMENTATIONS);
+  const use = instrumentationNames.filter(
+    (name) => (enabled === null || enabled.has(name)) && !disabled?.has(name),
+  );
+  return { use, unknown };
+}

@@ -7,7 +7,15 @@
  * follow undici (the supplier calls and `fetch`) through its diagnostics channels.
  */
 import { register } from 'node:module';
-import { propagatorNames, type TracingEnv, tracesProtocol, tracingConfigured } from './config.js';
+import type { Instrumentation } from '@opentelemetry/instrumentation';
+import {
+  enabledInstrumentations,
+  type InstrumentationName,
+  propagatorNames,
+  type TracingEnv,
+  tracesProtocol,
+  tracingConfigured,
+} from './config.js';
 import { loadGraphqlTracing } from './graphql-tracing.js';
 import { markTracingOn, tracingOn } from './state.js';
 
@@ -20,7 +28,14 @@ const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 /** The variables {@link startTracing} reads itself (the SDK's pieces read the others from `process.env`). */
 type StartEnv = TracingEnv &
   Partial<
-    Record<'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' | 'OTEL_EXPORTER_OTLP_PROTOCOL' | 'OTEL_PROPAGATORS', string>
+    Record<
+      | 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+      | 'OTEL_EXPORTER_OTLP_PROTOCOL'
+      | 'OTEL_PROPAGATORS'
+      | 'OTEL_NODE_ENABLED_INSTRUMENTATIONS'
+      | 'OTEL_NODE_DISABLED_INSTRUMENTATIONS',
+      string
+    >
   >;
 
 /**
@@ -41,7 +56,9 @@ type StartEnv = TracingEnv &
  * does), `OTEL_TRACES_SAMPLER(_ARG)`, `OTEL_SPAN_*_LIMIT` and `OTEL_BSP_*` (read by
  * `@opentelemetry/sdk-trace-base`), `OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT`, `_HEADERS`, `_TIMEOUT`,
  * `_COMPRESSION` and the certificate variables (read by the exporter), `OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL`
- * and `OTEL_PROPAGATORS` (`tracecontext`, `baggage`, `none`; others are ignored with a warning).
+ * and `OTEL_PROPAGATORS` (`tracecontext`, `baggage`, `none`; others are ignored with a warning), and
+ * `OTEL_NODE_ENABLED_INSTRUMENTATIONS` / `OTEL_NODE_DISABLED_INSTRUMENTATIONS` (which of `http`, `undici`, `pg`,
+ * `ioredis` to load, as the Node auto-instrumentation reads them; {@link enabledInstrumentations}).
  * Metrics stay on Prometheus (`/metrics`) and logs on standard output: only traces are exported.
  *
  * Must run before `node:http`, `pg` or `ioredis` are first imported; call it once.
@@ -55,6 +72,12 @@ export async function startTracing(env: StartEnv & Record<string, string | undef
   if (propagators.unsupported.length > 0)
     process.emitWarning(
       `OTEL_PROPAGATORS: ${propagators.unsupported.join(', ')} not supported, ignored (supported: tracecontext, baggage, none)`,
+      'TracingWarning',
+    );
+  const instrumentationChoice = enabledInstrumentations(env);
+  if (instrumentationChoice.unknown.length > 0)
+    process.emitWarning(
+      `OTEL_NODE_ENABLED_INSTRUMENTATIONS / OTEL_NODE_DISABLED_INSTRUMENTATIONS: ${instrumentationChoice.unknown.join(', ')} not known, ignored (known: http, undici, pg, ioredis)`,
       'TracingWarning',
     );
   const { createAddHookMessageChannel } = await import('import-in-the-middle');
@@ -78,7 +101,7 @@ export async function startTracing(env: StartEnv & Record<string, string | undef
       ? import('@opentelemetry/exporter-trace-otlp-http')
       : import('@opentelemetry/exporter-trace-otlp-proto'),
     import('@opentelemetry/instrumentation'),
-    loadInstrumentations(),
+    loadInstrumentations(instrumentationChoice.use),
   ]);
   const resource = resources
     .defaultResource()
@@ -120,35 +143,33 @@ export async function startTracing(env: StartEnv & Record<string, string | undef
 const REDACTED_QUERY_PARAMETERS = ['authorization', 'Authorization'];
 
 /**
- * The instrumentations of the libraries the service runs on, each registering its import-in-the-middle
- * hook as it is made: incoming HTTP requests (`@opentelemetry/instrumentation-http`: one `SERVER` span per
- * request, its `traceparent` honoured, probes and scrapes left out, the Mercure token redacted), undici
- * (supplier calls, `fetch`; through its diagnostics channels), `pg` and `ioredis`. Outgoing spans only
- * inside a traced operation — claims, polls and relay rounds run outside any request, and without a parent
- * they would be a trace each.
+ * The instrumentations named in `names`, each registering its import-in-the-middle hook as it is made
+ * (only the chosen packages are loaded): incoming HTTP requests (`@opentelemetry/instrumentation-http`:
+ * one `SERVER` span per request, its `traceparent` honoured, probes and scrapes left out, the Mercure token
+ * redacted), undici (supplier calls, `fetch`; through its diagnostics channels), `pg` and `ioredis`.
+ * Outgoing spans only inside a traced operation — claims, polls and relay rounds run outside any request,
+ * and without a parent they would be a trace each.
  */
-async function loadInstrumentations() {
-  const [
-    { HttpInstrumentation },
-    { UndiciInstrumentation },
-    { PgInstrumentation },
-    { IORedisInstrumentation },
-  ] = await Promise.all([
-    import('@opentelemetry/instrumentation-http'),
-    import('@opentelemetry/instrumentation-undici'),
-    import('@opentelemetry/instrumentation-pg'),
-    import('@opentelemetry/instrumentation-ioredis'),
-  ]);
-  return [
-    new HttpInstrumentation({
-      ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? '').split('?')[0] ?? ''),
-      requireParentforOutgoingSpans: true,
-      redactedQueryParamsServer: REDACTED_QUERY_PARAMETERS,
-    }),
-    new UndiciInstrumentation({ requireParentforSpans: true }),
-    new PgInstrumentation({ requireParentSpan: true }),
-    new IORedisInstrumentation({ requireParentSpan: true }),
-  ];
+async function loadInstrumentations(names: readonly InstrumentationName[]): Promise<Instrumentation[]> {
+  const made: Record<InstrumentationName, () => Promise<Instrumentation>> = {
+    http: async () =>
+      new (await import('@opentelemetry/instrumentation-http')).HttpInstrumentation({
+        ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? '').split('?')[0] ?? ''),
+        requireParentforOutgoingSpans: true,
+        redactedQueryParamsServer: REDACTED_QUERY_PARAMETERS,
+      }),
+    undici: async () =>
+      new (await import('@opentelemetry/instrumentation-undici')).UndiciInstrumentation({
+        requireParentforSpans: true,
+      }),
+    pg: async () =>
+      new (await import('@opentelemetry/instrumentation-pg')).PgInstrumentation({ requireParentSpan: true }),
+    ioredis: async () =>
+      new (await import('@opentelemetry/instrumentation-ioredis')).IORedisInstrumentation({
+        requireParentSpan: true,
+      }),
+  };
+  return Promise.all(names.map((name) => made[name]()));
 }
 
 /**

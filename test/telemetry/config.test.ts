@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { propagatorNames, tracesProtocol, tracingConfigured } from '../../src/telemetry/config.js';
+import {
+  enabledInstrumentations,
+  propagatorNames,
+  tracesProtocol,
+  tracingConfigured,
+} from '../../src/telemetry/config.js';
 
 describe('tracingConfigured', () => {
   it.each([
@@ -62,5 +67,24 @@ describe('propagatorNames', () => {
     [{ OTEL_PROPAGATORS: 'none' }, { use: [], unsupported: [] }],
   ])('when the environment is %j, then the propagators are %j', (env, expected) => {
     expect(propagatorNames(env)).toEqual(expected);
+  });
+});
+
+describe('enabledInstrumentations', () => {
+  it.each([
+    [{}, { use: ['http', 'undici', 'pg', 'ioredis'], unknown: [] }],
+    [{ OTEL_NODE_ENABLED_INSTRUMENTATIONS: ' ' }, { use: ['http', 'undici', 'pg', 'ioredis'], unknown: [] }],
+    [{ OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'PG, undici' }, { use: ['undici', 'pg'], unknown: [] }],
+    [{ OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'http' }, { use: ['undici', 'pg', 'ioredis'], unknown: [] }],
+    [
+      {
+        OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,pg,express',
+        OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg,fs,express',
+      },
+      { use: ['http'], unknown: ['express', 'fs'] },
+    ],
+    [{ OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'fs' }, { use: [], unknown: ['fs'] }],
+  ])('when the environment is %j, then the instrumentations are %j', (env, expected) => {
+    expect(enabledInstrumentations(env)).toEqual(expected);
   });
 });
