@@ -68,11 +68,12 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgres')('tracing in the produc
 
     const requestId = await createTracedRequest(api, caller);
 
-    // Until both events are published: the `created` one of the HTTP span, the task's of the task's span.
+    // Until the three events are published: the `created` one of the HTTP span, the claim's `started` one in
+    // the context stored with the task (the HTTP span's), the task's of the task's span.
     const spans = await waitFor(
       async () => receiver.spans().filter((span) => span.traceId === caller.traceId),
       (found) =>
-        found.filter((span) => span.name === 'publish availabilityRequest:changed').length === 2 &&
+        found.filter((span) => span.name === 'publish availabilityRequest:changed').length === 3 &&
         found.some((span) => span.kind === SERVER),
       15_000,
     );
@@ -84,6 +85,11 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgres')('tracing in the produc
     const call = only(spans, (span) => span.kind === CLIENT && span.parentSpanId === task.spanId);
     const event = only(spans, (span) => span.kind === PRODUCER && span.parentSpanId === task.spanId);
     const publish = only(spans, (span) => span.kind === PRODUCER && span.parentSpanId === event.spanId);
+    // The claim's `started` event keeps the context stored with the task: it is published under the HTTP span.
+    const started = only(
+      spans,
+      (span) => span.name === 'publish availabilityRequest:changed' && span.parentSpanId === http.spanId,
+    );
     expect({
       service: http.service,
       httpParent: http.parentSpanId,
@@ -91,6 +97,7 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgres')('tracing in the produc
       eventParent: event.parentSpanId,
       eventSubject: event.attributes['gateway.event.subject_id'],
       publish: [publish.name, publish.service],
+      started: started.attributes['gateway.event.subject_id'],
     }).toEqual({
       service: 'gateway-build',
       httpParent: caller.spanId,
@@ -98,6 +105,7 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgres')('tracing in the produc
       eventParent: task.spanId,
       eventSubject: requestId,
       publish: ['publish availabilityRequest:changed', 'gateway-build'],
+      started: requestId,
     });
     expect(proxy.calls().map((each) => each.traceparent)).toEqual([`00-${caller.traceId}-${call.spanId}-01`]);
   });

@@ -108,12 +108,13 @@ describe(`a traced request (${shared ? 'instance A, worker C, subscriber on B, o
     const worker = shared ? 'gateway-c' : 'gateway-a';
     const requestId = await createTracedRequest(api, { traceId: callerTraceId, spanId: callerSpanId });
     const inTrace = () => receiver.spans().filter((span) => span.traceId === callerTraceId);
-    // Until both events are delivered: the `created` one of the HTTP span, the task's of the task's span.
+    // Until the three events are delivered: the `created` one of the HTTP span, the claim's `started` one in
+    // the context stored with the task, the task's of the task's span.
     const spans = await waitFor(
       async () => inTrace(),
       (found) =>
-        found.filter((span) => span.name === 'process availabilityRequest:changed').length === 2 &&
-        found.filter((span) => span.name === 'publish availabilityRequest:changed').length === 2 &&
+        found.filter((span) => span.name === 'process availabilityRequest:changed').length === 3 &&
+        found.filter((span) => span.name === 'publish availabilityRequest:changed').length === 3 &&
         found.some((span) => span.kind === SERVER),
       15_000,
     );
@@ -200,13 +201,15 @@ describe(`a traced request (${shared ? 'instance A, worker C, subscriber on B, o
       'gateway-a',
       requestId,
     ]);
-    // Each event: published by the relay under its `create` span (on PostgreSQL by A or C, whichever holds
-    // the relay's lease: B does not relay), then processed once where its subscriber is, under the publish.
+    // Each event: published by the relay (on PostgreSQL by A or C, whichever holds the relay's lease: B does
+    // not relay) under its `create` span — the claim's `started` event, which keeps the context stored with
+    // the task and has no `create` span, under the HTTP span — then processed once where its subscriber is,
+    // under the publish.
     const system = shared ? 'redis' : 'in-process';
-    for (const create of [created, event]) {
+    for (const parent of [created, http, event]) {
       const publish = only(
         spans,
-        (span) => span.name === 'publish availabilityRequest:changed' && span.parentSpanId === create.spanId,
+        (span) => span.name === 'publish availabilityRequest:changed' && span.parentSpanId === parent.spanId,
       );
       expect(shared ? ['gateway-a', 'gateway-c'] : ['gateway-a']).toContain(publish.service);
       expect([publish.kind, publish.attributes]).toEqual([
@@ -235,7 +238,7 @@ describe(`a traced request (${shared ? 'instance A, worker C, subscriber on B, o
         ],
       ]);
     }
-    // The subscriber received the request's states: created, started (the claim's event, in no trace), done.
+    // The subscriber received the request's states: created, started (the claim's event), done.
     const states = await waitFor(
       async () =>
         subscriber.updates.filter((update) => update.id === requestId).map((update) => update.status),

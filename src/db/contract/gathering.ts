@@ -118,6 +118,11 @@ export interface GatheringOperations {
    * counts as a finished source instead, so a task that keeps killing its worker cannot loop forever.
    * Requests of claimed tasks move from `pending` to `in_progress`.
    *
+   * The outbox events of those changes (an exhausted task's request's, a started request's) keep the trace
+   * context stored with the request's tasks — the creating request's, as {@link ClaimedTask.traceContext}
+   * gives it (the same for all of a request's tasks: one creation queued them) — as stored, with no span
+   * of their own: a claim runs in no request's trace. Null when the tasks were queued without tracing.
+   *
    * @returns `claimed` in task id order, each with its request's price plan as it is at the claim;
    *   `changed`: the exhausted tasks' requests (in task id order), then the requests that left `pending`
    *   (in id order).

@@ -9,8 +9,9 @@
  * request's, the gathering task's, the supplier order record's — so the active context is the writer's
  * without a parameter on each of the contract's many writing operations, and only the store knows when it
  * writes an event. Where the active context is not the writer's — a completion batch of tasks from several
- * traces, events the PostgreSQL store writes in SQL, a claim outside any trace — the caller passes it
- * ({@link RequestChange.traceContext}, `TaskCompletion.traceContext`, `FailedAttempt.traceContext`).
+ * traces, events the PostgreSQL store writes in SQL, a claim outside any trace (whose events keep the context
+ * stored with their tasks) — the caller passes it ({@link RequestChange.traceContext},
+ * `TaskCompletion.traceContext`, `FailedAttempt.traceContext`, `gathering_tasks.trace_context`).
  * Tracing off, no span is made and the column stays null, at the cost of one boolean test.
  */
 

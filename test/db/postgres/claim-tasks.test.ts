@@ -39,7 +39,12 @@ describe('claiming gathering tasks on PostgreSQL, call for call as on SQLite', (
     await twins?.close();
   });
 
-  it('when one claim meets exhausted leases, an expired lease and due tasks, then it fails, reclaims and leases as SQLite does', async () => {
+  it('when one claim meets exhausted leases, an expired lease and due tasks, then it fails, reclaims and leases as SQLite does, and its events keep their tasks’ trace contexts', async () => {
+    // The trace contexts stored with each request's tasks (the same for all of a request's tasks); avr_m's none.
+    const digits: Record<string, string> = { avr_N: 'a', avr_p: 'b', avr_O: 'c' };
+    const contextOf = (id: string) =>
+      `{"traceparent":"00-${(digits[id] ?? '0').repeat(32)}-00f067aa0ba902b7-01"}`;
+    const traced = (id: string) => ({ traceContext: contextOf(id) });
     const more = {
       requests: [
         { ...request('avr_N', 2), status: 'in_progress' as const },
@@ -60,16 +65,18 @@ describe('claiming gathering tasks on PostgreSQL, call for call as on SQLite', (
           attempts: 2,
           leaseOwner: 'G',
           leaseExpiresAt: at(100),
+          ...traced('avr_N'),
         }),
         task(12, 'avr_N', 'src_B', at(50), {
           status: 'running',
           attempts: 1,
           leaseOwner: 'G',
           leaseExpiresAt: at(100),
+          ...traced('avr_N'),
         }),
         task(13, 'avr_m', 'src_B', at(100)),
-        task(14, 'avr_p', 'src_a', at(100)),
-        task(15, 'avr_O', 'src_a', at(100)),
+        task(14, 'avr_p', 'src_a', at(100), traced('avr_p')),
+        task(15, 'avr_O', 'src_a', at(100), traced('avr_O')),
       ],
     };
     for (const [pgTable, liteTable, rows] of [
@@ -91,7 +98,7 @@ describe('claiming gathering tasks on PostgreSQL, call for call as on SQLite', (
       [14, 1, 'avr_p'],
     ]);
     expect(result.changed).toEqual(changed('avr_m', 'avr_N', 'avr_p'));
-    const { requests } = await expectSameRows();
+    const { requests, events } = await expectSameRows();
     expect(
       requests
         .filter((r) => more.requests.some((m) => m.id === r.id))
@@ -101,6 +108,12 @@ describe('claiming gathering tasks on PostgreSQL, call for call as on SQLite', (
       ['avr_O', 'pending', 0],
       ['avr_m', 'in_progress', 1],
       ['avr_p', 'in_progress', 0],
+    ]);
+    // The exhausted tasks' requests' events and the started request's, each with its tasks' stored context.
+    expect(events.map((event) => [event.subjectId, event.version, event.traceContext])).toEqual([
+      ['avr_N', 1_000_001, contextOf('avr_N')],
+      ['avr_m', 1_000_001, null],
+      ['avr_p', 1_000_000, contextOf('avr_p')],
     ]);
   });
 });

@@ -31,7 +31,9 @@ const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
  *    `in_progress`. A locked row is re-read at its newest version, so a request another claimer started
  *    meanwhile is no longer pending and is left out.
  * `finished` and `started` touch different requests: one with a running task has left `pending`. Each
- * writes its changes' outbox events (`finished_events`, `started_events`).
+ * writes its changes' outbox events (`finished_events`, `started_events`), which keep the trace context
+ * stored with the request's tasks (`gathering_tasks.trace_context`, null without tracing): a request's
+ * tasks were all queued by its creation with that one context, so `min` picks it from any of them.
  * The lock order is the one of `gathering-tasks.ts`: tasks first, then requests in id order.
  *
  * The result is one row per exhausted task (`kind` `exhausted`, its request), started request (`started`)
@@ -39,7 +41,7 @@ const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
  */
 const CLAIM_SQL = `
 with exhausted as materialized (
-  select id, instance_id, availability_request_id from gathering_tasks
+  select id, instance_id, availability_request_id, trace_context from gathering_tasks
    where status = 'running' and lease_expires_at <= $1 and attempts >= $2
    order by id for update skip locked),
 failed as (
@@ -49,7 +51,7 @@ failed as (
    where id in (select id from exhausted)),
 counts as materialized (
   select availability_request_id as id, count(*)::int as count, $1::timestamptz as now,
-         null::text as trace_context
+         min(trace_context) as trace_context
     from exhausted group by availability_request_id)${FINISHED_SOURCES_CTES},
 expired as materialized (
   select id from gathering_tasks
@@ -63,7 +65,7 @@ leased as (
   update gathering_tasks set status = 'running', lease_owner = $4, lease_expires_at = $5,
          attempts = attempts + 1, updated_at = $1
    where id in (select id from expired union all select id from queued)
-  returning id, availability_request_id),
+  returning id, availability_request_id, trace_context),
 pending as materialized (
   select id from availability_requests
    where id in (select availability_request_id from leased) and status = 'pending'
@@ -72,7 +74,8 @@ started as (
   update availability_requests set status = 'in_progress', updated_at = $1
    where id in (select id from pending) and status = 'pending'
   returning instance_id, id, status, sources_finished, updated_at,
-            null::text as trace_context)${requestEventsCte('started_events', 'started')}
+            (select min(l.trace_context) from leased l
+              where l.availability_request_id = availability_requests.id) as trace_context)${requestEventsCte('started_events', 'started')}
 select 'exhausted' as kind, id::text as task_id, instance_id, availability_request_id from exhausted
 union all
 select 'started', null, instance_id, id from started

@@ -27,10 +27,15 @@ export const claimTasks: Op<'claimTasks'> = async (db, input) => {
       const changed: ChangedRequest[] = [];
       const events: RequestChange[] = [];
       const record = () => recordEvents(db, requestChangeEvents(events));
-      // A claim runs in no request's trace: its events (`started`, an exhausted task's) keep none.
-      for (const row of statements.failExhausted.all({ nowMs, maxAttempts: input.maxAttempts })) {
+      // A claim runs in no request's trace: its events (an exhausted task's, `started`) keep the trace context
+      // stored with the request's tasks (null without tracing). A request's tasks were all queued by its
+      // creation with that one context, so any of them gives it.
+      for (const { traceContext, ...row } of statements.failExhausted.all({
+        nowMs,
+        maxAttempts: input.maxAttempts,
+      })) {
         const change = finishSource(db, row.availabilityRequestId, input.now);
-        if (change) events.push({ ...change, traceContext: null });
+        if (change) events.push({ ...change, traceContext });
         changed.push(row);
       }
       if (input.limit <= 0) {
@@ -54,9 +59,11 @@ export const claimTasks: Op<'claimTasks'> = async (db, input) => {
       const rows = statements.leased.all({ ids: candidates });
       const requestIds = JSON.stringify(rows.map((row) => row.request.id));
       const started = statements.startRequests.all({ ids: requestIds, nowMs });
+      const traceContexts = new Map(rows.map((row) => [row.request.id, row.task.traceContext]));
       for (const { instanceId, availabilityRequestId, ...progress } of started) {
         changed.push({ instanceId, availabilityRequestId });
-        events.push({ instanceId, availabilityRequestId, kind: 'updated', progress, traceContext: null });
+        const traceContext = traceContexts.get(availabilityRequestId) ?? null;
+        events.push({ instanceId, availabilityRequestId, kind: 'updated', progress, traceContext });
       }
       record();
       // The requests as they are once the claim commits: the ones it started are in progress.
@@ -113,7 +120,11 @@ const claimStatements = preparedQuery((db) => {
         updatedAt: nowMs,
       })
       .where(and(expired, sql`${t.attempts} >= ${sql.placeholder('maxAttempts')}`))
-      .returning({ instanceId: t.instanceId, availabilityRequestId: t.availabilityRequestId })
+      .returning({
+        instanceId: t.instanceId,
+        availabilityRequestId: t.availabilityRequestId,
+        traceContext: t.traceContext,
+      })
       .prepare(),
     expired: db
       .select({ id: t.id })
