@@ -12,17 +12,29 @@ import { gatewayEnvironment, signIn } from './http-servers.js';
  * trace sampled, or one in ten (`parentbased_traceidratio`, 0.1) — against the same gateway without tracing,
  * A/B in the same run. The traced gateways export over OTLP/HTTP (protobuf, the default) to a sink in the
  * bench process that answers every export with 200: what is measured is the gateway's own cost (spans,
- * context, the batch exporter's encoding and sends), not a collector's.
+ * context, the batch exporter's encoding and sends), not a collector's. Two reference subjects without a goal
+ * split that cost (see `tracingSubjects`).
  */
 
 const listPath = '/availability-requests?page_size=25';
 const restListShape = (body: string) => body.startsWith('{"data":[{"id":"avr_') && body.endsWith('}}');
 
-/** The servers the tracing scenarios share: one gateway without tracing, one per sampling ratio. */
+/** The servers the tracing scenarios share: one gateway without tracing, and one per subject. */
 interface TracingServers {
   untraced: ServerProcess;
-  traced: Map<number, ServerProcess>;
+  subjects: Map<string, ServerProcess>;
   tokens: Map<ServerProcess, string>;
+}
+
+/** A gateway measured against the untraced one: how it is started, and what it is held to. */
+interface TracingSubject {
+  id: string;
+  title: string;
+  label: string;
+  env: Record<string, string>;
+  nodeArgs?: string[];
+  target: string;
+  goal?: number;
 }
 
 /** The OTLP sink: accepts `POST /v1/traces` and answers 200 with an empty export response. */
@@ -45,6 +57,49 @@ async function startOtlpSink(): Promise<{ url: string; close(): Promise<void> }>
 
 const ratios = [1, 0.1] as const;
 
+/** The traced environment at `ratio` of traces sampled, exporting to `sinkUrl`. */
+const tracedEnv = (sinkUrl: string, ratio: number): Record<string, string> => ({
+  OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl,
+  OTEL_SERVICE_NAME: `gateway-bench-${ratio}`,
+  OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+  OTEL_TRACES_SAMPLER_ARG: String(ratio),
+});
+
+/**
+ * The subjects: the two the issue sets goals for (every trace sampled, one in ten), and two references
+ * without a goal that show where the cost of the second lies — tracing at one in ten without the HTTP
+ * instrumentation (`OTEL_NODE_DISABLED_INSTRUMENTATIONS=http`: the SDK, its context manager and the other
+ * instrumentations, but no server span), and an AsyncLocalStorage store per request without any tracing
+ * (`./lib/async-context-per-request.mjs`): the floor of carrying a context at all on this Node version.
+ */
+const tracingSubjects = (sinkUrl: string): TracingSubject[] => [
+  ...ratios.map((ratio) => ({
+    id: `rest-list-tracing-${Math.round(ratio * 100)}`,
+    title: `rest-list with OpenTelemetry tracing, ${ratio * 100} % of traces sampled, against the same gateway untraced`,
+    label: `gateway REST, traced (${ratio * 100} %)`,
+    env: tracedEnv(sinkUrl, ratio),
+    target: ratio === 1 ? 'traced ≥ 0.85 × untraced' : 'traced ≥ 0.95 × untraced',
+    goal: ratio === 1 ? 0.85 : 0.95,
+  })),
+  {
+    id: 'rest-list-tracing-10-no-http',
+    title:
+      'rest-list with tracing at 10 % but without the HTTP instrumentation (no server spans), against the same gateway untraced',
+    label: 'gateway REST, traced (10 %), no http instrumentation',
+    env: { ...tracedEnv(sinkUrl, 0.1), OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'http' },
+    target: 'reference: the cost of tracing without server spans',
+  },
+  {
+    id: 'rest-list-async-context',
+    title:
+      'rest-list with an AsyncLocalStorage store entered per request and no tracing, against the same gateway without it',
+    label: 'gateway REST, AsyncLocalStorage per request',
+    env: {},
+    nodeArgs: ['--import', './bench/lib/async-context-per-request.mjs'],
+    target: 'reference: the floor of carrying a context through a request',
+  },
+];
+
 /**
  * `rest-list-tracing-100` and `rest-list-tracing-10` on SQLite: the traced gateway (subject) against the
  * untraced one (baseline), `httpRounds` A/B rounds after a warm-up of each, every other server paused while
@@ -53,61 +108,51 @@ const ratios = [1, 0.1] as const;
 export function tracingScenarios(): Scenario[] {
   let running: Promise<TracingServers> | null = null;
   const cleanups: (() => Promise<void> | void)[] = [];
-  const warmed = new Set<ServerProcess>();
   const start = async (context: BenchContext): Promise<TracingServers> => {
     const instance = context.dataset.instances.find((candidate) => candidate.code === 'BENCHA');
     if (!instance) throw new Error('the dataset has no BENCHA instance');
     const sink = await startOtlpSink();
     cleanups.push(() => sink.close());
-    const gateway = async (env: Record<string, string>) => {
+    const gateway = async (env: Record<string, string>, nodeArgs?: string[]) => {
       const copy = copyDataset(context.dataset);
       cleanups.push(copy.remove);
       const server = await startServer({
         script: 'src/main.ts',
         env: { ...gatewayEnvironment, DATABASE_URL: copy.path, ...env },
+        ...(nodeArgs ? { nodeArgs } : {}),
         readyPath: '/readyz',
       });
       cleanups.push(() => server.stop());
       return server;
     };
-    context.log('tracing: starting a gateway without tracing and one per sampling ratio');
+    context.log('tracing: starting a gateway without tracing and one per subject');
     const untraced = await gateway({});
-    const traced = new Map<number, ServerProcess>();
-    for (const ratio of ratios) {
-      traced.set(
-        ratio,
-        await gateway({
-          OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
-          OTEL_SERVICE_NAME: `gateway-bench-${ratio}`,
-          OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
-          OTEL_TRACES_SAMPLER_ARG: String(ratio),
-        }),
-      );
-    }
+    const subjects = new Map<string, ServerProcess>();
+    for (const subject of tracingSubjects(sink.url))
+      subjects.set(subject.id, await gateway(subject.env, subject.nodeArgs));
     const tokens = new Map<ServerProcess, string>();
-    for (const server of [untraced, ...traced.values()])
+    for (const server of [untraced, ...subjects.values()])
       tokens.set(server, await signIn(server.url, instance));
-    return { untraced, traced, tokens };
+    return { untraced, subjects, tokens };
   };
   const dispose = async () => {
     running = null;
-    warmed.clear();
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   };
-  return ratios.map((ratio) => {
-    const id = `rest-list-tracing-${Math.round(ratio * 100)}`;
+  // The sink's URL is not known before the servers start; ids, titles and goals do not depend on it.
+  return tracingSubjects('').map(({ id, title, label, target, goal }) => {
     return {
       id,
-      title: `rest-list with OpenTelemetry tracing, ${ratio * 100} % of traces sampled, against the same gateway untraced`,
-      target: ratio === 1 ? 'traced ≥ 0.85 × untraced' : 'traced ≥ 0.95 × untraced',
-      goals: [{ metric: 'throughputRatio', atLeast: ratio === 1 ? 0.85 : 0.95 }],
+      title,
+      target,
+      ...(goal === undefined ? {} : { goals: [{ metric: 'throughputRatio' as const, atLeast: goal }] }),
       group: 'tracing',
       dispose,
       run: async (context) => {
         running ??= start(context);
         const servers = await running;
-        const subject = servers.traced.get(ratio) as ServerProcess;
-        const all = [servers.untraced, ...servers.traced.values()];
+        const subject = servers.subjects.get(id) as ServerProcess;
+        const all = [servers.untraced, ...servers.subjects.values()];
         const load = (server: ServerProcess): HttpLoad => ({
           method: 'GET',
           path: listPath,
@@ -115,13 +160,14 @@ export function tracingScenarios(): Scenario[] {
           verifyBody: restListShape,
         });
         const connections = context.connections;
-        // Every gateway warmed alike, before the first rounds: warmed only before its own scenario, the 10 %
-        // gateway met a baseline that had served all of the 100 % scenario's rounds (its rounds rose in each run).
-        for (const server of all) {
-          if (warmed.has(server)) continue;
-          warmed.add(server);
-          await runLoad(server.url, load(server), { durationSeconds: context.quick ? 1 : 3, connections });
-        }
+        // Both warmed alike right before the rounds, each alone: a subject left idle through the other
+        // scenarios' rounds started slow (its first round at half its second in a --quick run), and a
+        // subject warmed only before its own rounds met a baseline that had served all the rounds before.
+        for (const server of [servers.untraced, subject])
+          await whilePaused(
+            all.filter((other) => other !== server),
+            () => runLoad(server.url, load(server), { durationSeconds: context.quick ? 2 : 5, connections }),
+          );
         const measurements: Measurement[] = [];
         for (let round = 1; round <= context.httpRounds; round++) {
           for (const role of ['baseline', 'gateway'] as const) {
@@ -133,10 +179,7 @@ export function tracingScenarios(): Scenario[] {
                   {
                     scenario: id,
                     role,
-                    label:
-                      role === 'baseline'
-                        ? 'gateway REST, untraced'
-                        : `gateway REST, traced (${ratio * 100} %)`,
+                    label: role === 'baseline' ? 'gateway REST, untraced' : label,
                     round,
                     server,
                   },
