@@ -1,12 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SupplierSimulator, startSupplierSimulator } from '../../src/gathering/simulator/server.js';
 import { tempDatabasePath } from '../helpers/app.js';
 import { type GatewayProcess, startGatewayProcess } from '../helpers/gateway-process.js';
 import { waitFor } from '../helpers/wait.js';
-import { demoCredentials, type GatewayApi, signedIn } from '../scale-out/sonata-ordering.js';
-import { type OtlpReceiver, startOtlpReceiver } from './otlp-receiver.js';
-import { type RecordingProxy, startRecordingProxy } from './recording-proxy.js';
-import { createTracedRequest, only, SpanKinds, tracingEnv, useTracedSource } from './traced-request.js';
+import type { GatewayApi } from '../scale-out/sonata-ordering.js';
+import {
+  createTracedRequest,
+  only,
+  SpanKinds,
+  signedInToTracedSource,
+  startTracingPeers,
+  type TracingPeers,
+  tracingEnv,
+} from './traced-request.js';
 
 /*
  * Issue 37: which instrumentations load follows OTEL_NODE_ENABLED_INSTRUMENTATIONS and
@@ -21,17 +26,13 @@ const callerTraceId = '0af7651916cd43dd8448eb211c80319c';
 const callerSpanId = 'b7ad6b7169203331';
 
 describe.skipIf(process.env.TEST_DATABASE === 'postgres')('instrumentations chosen by environment', () => {
-  let receiver: OtlpReceiver;
-  let simulator: SupplierSimulator;
-  let proxy: RecordingProxy;
+  let peers: TracingPeers;
   let database: { path: string; remove(): void };
   let gateway: GatewayProcess | undefined;
   let api: GatewayApi;
 
   beforeAll(async () => {
-    receiver = await startOtlpReceiver();
-    simulator = await startSupplierSimulator();
-    proxy = await startRecordingProxy(simulator.url);
+    peers = await startTracingPeers();
     database = tempDatabasePath();
     gateway = await startGatewayProcess({
       env: {
@@ -39,28 +40,25 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgres')('instrumentations chos
         LOG_LEVEL: 'info',
         GATHERING_IDLE_POLL_MS: '50',
         SEED_DEMO: 'true',
-        ...tracingEnv(receiver, 'gateway-no-http'),
+        ...tracingEnv(peers.receiver, 'gateway-no-http'),
         OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,undici,express',
         OTEL_NODE_DISABLED_INSTRUMENTATIONS: ' HTTP ,fs',
       },
       readyTimeoutMs: 90_000,
     });
-    api = await signedIn(gateway.url, await demoCredentials(gateway));
-    await useTracedSource(api, proxy.url);
+    api = await signedInToTracedSource(gateway, peers.proxy.url);
   }, 120_000);
 
   afterAll(async () => {
     await gateway?.stop();
-    await proxy?.close();
-    await simulator?.stop();
-    await receiver?.close();
+    await peers?.close();
     database?.remove();
   });
 
   it('when http is disabled, then no request has a server span, the task starts its own trace and the supplier call is traced in it', async () => {
     const requestId = await createTracedRequest(api, { traceId: callerTraceId, spanId: callerSpanId });
     const spans = await waitFor(
-      async () => receiver.spans(),
+      async () => peers.receiver.spans(),
       (found) =>
         found.some(
           (span) =>
@@ -80,7 +78,7 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgres')('instrumentations chos
       callerTrace: spans.filter((span) => span.traceId === callerTraceId).length,
       task: { kind: task.kind, root: task.parentSpanId === '' },
       call: { trace: call.traceId === task.traceId, url: String(call.attributes['url.full']) },
-      supplierHeard: proxy.calls().map((received) => received.traceparent),
+      supplierHeard: peers.proxy.calls().map((received) => received.traceparent),
     }).toEqual({
       serverSpans: 0,
       callerTrace: 0,

@@ -1,6 +1,9 @@
+import { type SupplierSimulator, startSupplierSimulator } from '../../src/gathering/simulator/server.js';
 import { contractExampleBatch } from '../helpers/app.js';
-import type { GatewayApi } from '../scale-out/sonata-ordering.js';
-import type { OtlpReceiver, ReceivedSpan } from './otlp-receiver.js';
+import type { GatewayProcess } from '../helpers/gateway-process.js';
+import { demoCredentials, type GatewayApi, signedIn } from '../scale-out/sonata-ordering.js';
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from './otlp-receiver.js';
+import { type RecordingProxy, startRecordingProxy } from './recording-proxy.js';
 
 /** OTLP span kinds (`ReceivedSpan.kind`). */
 export const SpanKinds = { INTERNAL: 1, SERVER: 2, CLIENT: 3, PRODUCER: 4, CONSUMER: 5 } as const;
@@ -82,4 +85,39 @@ export function only(spans: ReceivedSpan[], test: (span: ReceivedSpan) => boolea
     throw new Error(`expected one matching span, found ${found.length} in ${JSON.stringify(spans, null, 1)}`);
   }
   return found[0] as ReceivedSpan;
+}
+
+/**
+ * What a traced test talks to besides the gateway: an OTLP/HTTP receiver, the supplier simulator, and the
+ * recording proxy in front of it. `close()` stops all three (the gateway is the test's own to stop first).
+ */
+export interface TracingPeers {
+  receiver: OtlpReceiver;
+  simulator: SupplierSimulator;
+  proxy: RecordingProxy;
+  close(): Promise<void>;
+}
+
+/** Starts the receiver, the simulator and the proxy on 127.0.0.1 ({@link TracingPeers}). */
+export async function startTracingPeers(): Promise<TracingPeers> {
+  const receiver = await startOtlpReceiver();
+  const simulator = await startSupplierSimulator();
+  const proxy = await startRecordingProxy(simulator.url);
+  return {
+    receiver,
+    simulator,
+    proxy,
+    close: async () => {
+      await proxy.close();
+      await simulator.stop();
+      await receiver.close();
+    },
+  };
+}
+
+/** Signs in to a demo-seeded gateway and points its sources at the proxy ({@link useTracedSource}). */
+export async function signedInToTracedSource(gateway: GatewayProcess, proxyUrl: string): Promise<GatewayApi> {
+  const api = await signedIn(gateway.url, await demoCredentials(gateway));
+  await useTracedSource(api, proxyUrl);
+  return api;
 }

@@ -6,13 +6,18 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../../scripts/build.js';
-import { type SupplierSimulator, startSupplierSimulator } from '../../src/gathering/simulator/server.js';
 import { type GatewayProcess, startGatewayProcess } from '../helpers/gateway-process.js';
 import { waitFor } from '../helpers/wait.js';
-import { demoCredentials, type GatewayApi, signedIn } from '../scale-out/sonata-ordering.js';
-import { type OtlpReceiver, startOtlpReceiver } from './otlp-receiver.js';
-import { type RecordingProxy, startRecordingProxy } from './recording-proxy.js';
-import { createTracedRequest, only, SpanKinds, tracingEnv, useTracedSource } from './traced-request.js';
+import type { GatewayApi } from '../scale-out/sonata-ordering.js';
+import {
+  createTracedRequest,
+  only,
+  SpanKinds,
+  signedInToTracedSource,
+  startTracingPeers,
+  type TracingPeers,
+  tracingEnv,
+} from './traced-request.js';
 
 /*
  * Issue 37: tracing works under `npm run start:prod` as under `npm start` — the compiled build, run with plain
@@ -25,16 +30,12 @@ const { SERVER, CLIENT, PRODUCER, CONSUMER } = SpanKinds;
 
 describe.skipIf(process.env.TEST_DATABASE === 'postgres')('tracing in the production build', () => {
   let deployment: string;
-  let receiver: OtlpReceiver;
-  let simulator: SupplierSimulator;
-  let proxy: RecordingProxy;
+  let peers: TracingPeers;
   let gateway: GatewayProcess | undefined;
   let api: GatewayApi;
 
   beforeAll(async () => {
-    receiver = await startOtlpReceiver();
-    simulator = await startSupplierSimulator();
-    proxy = await startRecordingProxy(simulator.url);
+    peers = await startTracingPeers();
     deployment = mkdtempSync(join(tmpdir(), 'gateway-traced-build-'));
     build({ outDir: join(deployment, 'dist'), typeCheck: false });
     copyFileSync(join(projectRoot, 'package.json'), join(deployment, 'package.json'));
@@ -47,19 +48,16 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgres')('tracing in the produc
         SEED_DEMO: 'true',
         LOG_LEVEL: 'info',
         GATHERING_IDLE_POLL_MS: '50',
-        ...tracingEnv(receiver, 'gateway-build'),
+        ...tracingEnv(peers.receiver, 'gateway-build'),
       },
       readyTimeoutMs: 90_000,
     });
-    api = await signedIn(gateway.url, await demoCredentials(gateway));
-    await useTracedSource(api, proxy.url);
+    api = await signedInToTracedSource(gateway, peers.proxy.url);
   }, 240_000);
 
   afterAll(async () => {
     await gateway?.stop();
-    await proxy?.close();
-    await simulator?.stop();
-    await receiver?.close();
+    await peers?.close();
     if (deployment) rmSync(deployment, { recursive: true, force: true });
   });
 
@@ -71,7 +69,7 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgres')('tracing in the produc
     // Until the three events are published: the `created` one of the HTTP span, the claim's `started` one in
     // the context stored with the task (the HTTP span's), the task's of the task's span.
     const spans = await waitFor(
-      async () => receiver.spans().filter((span) => span.traceId === caller.traceId),
+      async () => peers.receiver.spans().filter((span) => span.traceId === caller.traceId),
       (found) =>
         found.filter((span) => span.name === 'publish availabilityRequest:changed').length === 3 &&
         found.some((span) => span.kind === SERVER),
@@ -107,7 +105,9 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgres')('tracing in the produc
       publish: ['publish availabilityRequest:changed', 'gateway-build'],
       started: requestId,
     });
-    expect(proxy.calls().map((each) => each.traceparent)).toEqual([`00-${caller.traceId}-${call.spanId}-01`]);
+    expect(peers.proxy.calls().map((each) => each.traceparent)).toEqual([
+      `00-${caller.traceId}-${call.spanId}-01`,
+    ]);
   });
 
   it('when the build is told to export over gRPC, then it refuses to start and names the variable and the port to use', async () => {
@@ -116,7 +116,7 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgres')('tracing in the produc
         PATH: process.env.PATH,
         DATABASE_URL: join(deployment, 'refused.db'),
         PORT: '0',
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_ENDPOINT: peers.receiver.url,
         OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
       },
       timeout: 60_000,
