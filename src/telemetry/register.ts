@@ -11,6 +11,7 @@ import type { Instrumentation } from '@opentelemetry/instrumentation';
 import {
   enabledInstrumentations,
   type InstrumentationName,
+  instrumentationNames,
   propagatorNames,
   type TracingEnv,
   tracesProtocol,
@@ -77,7 +78,7 @@ export async function startTracing(env: StartEnv & Record<string, string | undef
   const instrumentationChoice = enabledInstrumentations(env);
   if (instrumentationChoice.unknown.length > 0)
     process.emitWarning(
-      `OTEL_NODE_ENABLED_INSTRUMENTATIONS / OTEL_NODE_DISABLED_INSTRUMENTATIONS: ${instrumentationChoice.unknown.join(', ')} not known, ignored (known: http, undici, pg, ioredis)`,
+      `OTEL_NODE_ENABLED_INSTRUMENTATIONS / OTEL_NODE_DISABLED_INSTRUMENTATIONS: ${instrumentationChoice.unknown.join(', ')} not known, ignored (known: ${instrumentationNames.join(', ')})`,
       'TracingWarning',
     );
   const { createAddHookMessageChannel } = await import('import-in-the-middle');
