@@ -101,9 +101,9 @@ const tracingSubjects = (sinkUrl: string): TracingSubject[] => [
 ];
 
 /**
- * `rest-list-tracing-100` and `rest-list-tracing-10` on SQLite: the traced gateway (subject) against the
- * untraced one (baseline), `httpRounds` A/B rounds after a warm-up of each, every other server paused while
- * one is measured. They share their servers (group `tracing`), each gateway on its own copy of the dataset.
+ * The rest-list scenarios of {@link tracingSubjects} on SQLite (`rest-list-tracing-100`, `-10`, and the two
+ * references): each subject gateway against the untraced one (baseline), `httpRounds` A/B rounds after a
+ * warm-up of both, every other server paused while one is measured. They share their servers (group `tracing`), each gateway on its own copy of the dataset.
  */
 export function tracingScenarios(): Scenario[] {
   let running: Promise<TracingServers> | null = null;
