@@ -15,6 +15,7 @@
  * Tracing off, no span is made and the column stays null, at the cost of one boolean test.
  */
 
+import { type Column, eq, lte, or } from 'drizzle-orm';
 import { tracingOn } from '../../telemetry/state.js';
 import { eventTraceContext } from '../../telemetry/trace-context.js';
 import type {
@@ -28,6 +29,28 @@ import { reviveOrderRecord } from './orders.js';
 
 /** The name of the outbox relay's lease (`relay_leases.name`). */
 export const EVENT_RELAY_LEASE = 'events';
+
+/**
+ * The upsert of `claimEventRelay` (contract/events.ts), for each dialect's `insert(relayLeases)`: the row
+ * `values` and its `onConflictDoUpdate` config, which takes the lease only from no holder, an expired one
+ * (`expires_at <= now`) or the same `owner`, and holds it `leaseMs` from `now`.
+ */
+export function relayLeaseClaim<Name extends Column>(
+  t: { name: Name; owner: Column; expiresAt: Column },
+  owner: string,
+  now: Date,
+  leaseMs: number,
+) {
+  const expiresAt = new Date(now.getTime() + leaseMs);
+  return {
+    values: { name: EVENT_RELAY_LEASE, owner, expiresAt },
+    onConflict: {
+      target: t.name,
+      set: { owner, expiresAt },
+      setWhere: or(eq(t.owner, owner), lte(t.expiresAt, now)),
+    },
+  };
+}
 
 const statusRank: Record<AvailabilityRequestStatus, number> = { pending: 0, in_progress: 1, completed: 2 };
 

@@ -28,6 +28,7 @@ import type {
 
 /** The `orders` columns the conditions read. */
 export interface OrderColumns {
+  id: Column;
   instanceId: Column;
   customerId: Column;
   quoteId: Column;
@@ -52,6 +53,11 @@ export interface SupplierOrderColumns {
   nextCheckAt: Column;
   hurriedAt: Column;
   postedAt: Column;
+}
+
+/** The order `orderId` when it is one of `instanceId`'s: tenant isolation for every write to an order. */
+export function orderOfInstance(t: OrderColumns, orderId: string, instanceId: string): SQL | undefined {
+  return and(eq(t.id, orderId), eq(t.instanceId, instanceId));
 }
 
 /** A quote's orders that keep it from being ordered again: neither `failed` nor `cancelled`. */

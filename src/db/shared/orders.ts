@@ -21,6 +21,7 @@ import type {
 } from '../contract/index.js';
 import { finalOrderLineStatuses, type OrderLineStatus, type OrderStatus } from '../values.js';
 import { cancellationChargesOf } from './order-cancellation.js';
+import { withLines } from './row-mapping.js';
 
 /**
  * An order's status from its lines' (issue "Orders, part 1", item 6): `cancelled` when every line was
@@ -324,11 +325,39 @@ export function reviveOrderRecord(json: OrderRecord): OrderRecord {
  * The records of order rows (with their customers' names): their lines, read by `linesOf` for all of them
  * at once (in position order; not called without rows), attached to each.
  */
-export async function orderRecordsOf(
+export function orderRecordsOf(
   rows: Omit<OrderRecord, 'lines'>[],
   linesOf: (orderIds: string[]) => OrderLineRow[] | Promise<OrderLineRow[]>,
 ): Promise<OrderRecord[]> {
-  if (rows.length === 0) return [];
-  const lines = await linesOf(rows.map((row) => row.order.id));
-  return rows.map((row) => ({ ...row, lines: lines.filter((line) => line.orderId === row.order.id) }));
+  return withLines(
+    rows,
+    (row) => row.order.id,
+    (line) => line.orderId,
+    linesOf,
+  );
+}
+
+/** A mark the order worker writes to a supplier order it holds, just before it sends what must go once. */
+export type LeasedMark = 'postedAt' | 'cancelPostedAt';
+
+/**
+ * The contract's lease-mark operations (`markSupplierOrderPosting`, `markSupplierOrderCancelPosting`) over a
+ * dialect's one fenced write: `write(db, id, owner, now, mark)` writes `mark` = `now` while `owner` holds the
+ * lease and tells whether it did. Which operation writes which mark is the contract's, stated here once.
+ */
+export function leasedMarkOperations<Db>(
+  write: (
+    db: Db,
+    supplierOrderId: string,
+    owner: string,
+    now: Date,
+    mark: LeasedMark,
+  ) => boolean | Promise<boolean>,
+) {
+  return {
+    markSupplierOrderPosting: async (db: Db, supplierOrderId: string, owner: string, now: Date) =>
+      write(db, supplierOrderId, owner, now, 'postedAt'),
+    markSupplierOrderCancelPosting: async (db: Db, supplierOrderId: string, owner: string, now: Date) =>
+      write(db, supplierOrderId, owner, now, 'cancelPostedAt'),
+  };
 }

@@ -4,6 +4,7 @@
  */
 import { newId } from '../../ids.js';
 import type { NewQuote, NewQuoteLine, QuoteLineRow, QuoteRecord, QuoteRow } from '../contract/index.js';
+import { withLines } from './row-mapping.js';
 
 /** The year a quote created at `now` is numbered in (UTC). */
 export function quoteYear(now: Date): number {
@@ -58,11 +59,14 @@ export function newQuoteLineRow(
  * The records of quote rows (with their names): their lines, read by `linesOf` for all of them at once
  * (in position order; not called without rows), attached to each.
  */
-export async function quoteRecordsOf(
+export function quoteRecordsOf(
   rows: Omit<QuoteRecord, 'lines'>[],
   linesOf: (quoteIds: string[]) => QuoteLineRow[] | Promise<QuoteLineRow[]>,
 ): Promise<QuoteRecord[]> {
-  if (rows.length === 0) return [];
-  const lines = await linesOf(rows.map((row) => row.quote.id));
-  return rows.map((row) => ({ ...row, lines: lines.filter((line) => line.quoteId === row.quote.id) }));
+  return withLines(
+    rows,
+    (row) => row.quote.id,
+    (line) => line.quoteId,
+    linesOf,
+  );
 }

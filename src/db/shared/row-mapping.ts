@@ -95,3 +95,20 @@ export function parameterValues(
   );
   return (parameters) => fillers.map((fill) => fill(parameters));
 }
+
+/**
+ * Head rows with their lines attached: `linesOf` reads the lines of every head at once (one statement; not
+ * called without heads), and each head gets, in the order read, the lines whose `ownerOf` is its `idOf`.
+ * Quotes and orders build their records so (`quoteRecordsOf`, `orderRecordsOf`).
+ */
+export async function withLines<Head, Line>(
+  heads: readonly Head[],
+  idOf: (head: Head) => string,
+  ownerOf: (line: Line) => string,
+  linesOf: (ids: string[]) => Line[] | Promise<Line[]>,
+): Promise<(Head & { lines: Line[] })[]> {
+  if (heads.length === 0) return [];
+  const byOwner = new Map<string, Line[]>(heads.map((head) => [idOf(head), []]));
+  for (const line of await linesOf([...byOwner.keys()])) byOwner.get(ownerOf(line))?.push(line);
+  return heads.map((head) => ({ ...head, lines: byOwner.get(idOf(head)) ?? [] }));
+}

@@ -5,8 +5,8 @@
  */
 import { sql } from 'drizzle-orm';
 import * as conditions from '../../shared/order-conditions.js';
+import { type LeasedMark, leasedMarkOperations } from '../../shared/orders.js';
 import type { PostgresDb } from '../client.js';
-import type { Op } from '../operation.js';
 import { preparedVariants } from '../prepared.js';
 import { supplierOrders } from '../schema/index.js';
 
@@ -41,18 +41,11 @@ async function writeWhileLeased(
   supplierOrderId: string,
   owner: string,
   now: Date,
-  column: 'postedAt' | 'cancelPostedAt',
+  column: LeasedMark,
 ): Promise<boolean> {
   const written = await leasedMarks(db, column).execute({ id: supplierOrderId, owner, now });
   return written.length === 1;
 }
 
-export const markSupplierOrderCancelPosting: Op<'markSupplierOrderCancelPosting'> = async (
-  db,
-  id,
-  owner,
-  now,
-) => writeWhileLeased(db, id, owner, now, 'cancelPostedAt');
-
-export const markSupplierOrderPosting: Op<'markSupplierOrderPosting'> = async (db, id, owner, now) =>
-  writeWhileLeased(db, id, owner, now, 'postedAt');
+export const { markSupplierOrderCancelPosting, markSupplierOrderPosting } =
+  leasedMarkOperations(writeWhileLeased);

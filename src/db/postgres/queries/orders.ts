@@ -93,6 +93,19 @@ async function lockOrder(tx: Tx, orderId: string): Promise<void> {
   await tx.select({ id: orders.id }).from(orders).where(eq(orders.id, orderId)).for('update');
 }
 
+/**
+ * Locks and reads the order `orderId` of `instanceId` in one statement (`FOR UPDATE`; the order of locks:
+ * order, then its lines). Another instance's order is neither read nor locked.
+ */
+async function lockedOrderOf(tx: Tx, orderId: string, instanceId: string) {
+  const [order] = await tx
+    .select()
+    .from(orders)
+    .where(conditions.orderOfInstance(orders, orderId, instanceId))
+    .for('update');
+  return order;
+}
+
 /** A customer's name by id, read before a placement writes its record's event. */
 const customerNameById = preparedQuery('customer_name_by_id', (db, name) =>
   db
@@ -209,11 +222,7 @@ export const updateOrderLineCharge: Op<'updateOrderLineCharge'> = async (db, upd
 
 export const requestOrderCancellation: Op<'requestOrderCancellation'> = async (db, request) =>
   db.transaction(async (tx) => {
-    await lockOrder(tx, request.orderId);
-    const [order] = await tx
-      .select()
-      .from(orders)
-      .where(and(eq(orders.id, request.orderId), eq(orders.instanceId, request.instanceId)));
+    const order = await lockedOrderOf(tx, request.orderId, request.instanceId);
     const refusal = cancellationRefusal(order);
     if (refusal) return refusal;
     const { now } = request;
@@ -234,11 +243,7 @@ export const requestOrderCancellation: Op<'requestOrderCancellation'> = async (d
 
 export const updateCancellationCharge: Op<'updateCancellationCharge'> = async (db, update) =>
   db.transaction(async (tx) => {
-    await lockOrder(tx, update.orderId);
-    const [order] = await tx
-      .select()
-      .from(orders)
-      .where(and(eq(orders.id, update.orderId), eq(orders.instanceId, update.instanceId)));
+    const order = await lockedOrderOf(tx, update.orderId, update.instanceId);
     const charges = cancellationChargeReplacing(order, update.charge);
     if (!charges) return undefined;
     await tx.update(orders).set({ cancellationCharges: charges }).where(eq(orders.id, update.orderId));

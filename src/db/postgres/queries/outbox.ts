@@ -3,8 +3,8 @@
  * `EventOperations` (src/db/contract/events.ts). The writing operations record their events in the same
  * statement as their change (`requestEventsCte`, `bulkInsert(outboxEvents)`).
  */
-import { and, asc, eq, lte, or, sql } from 'drizzle-orm';
-import { EVENT_RELAY_LEASE, outboxEventsOf } from '../../shared/events.js';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { EVENT_RELAY_LEASE, outboxEventsOf, relayLeaseClaim } from '../../shared/events.js';
 import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
 import { outboxEvents, relayLeases } from '../schema/index.js';
@@ -15,15 +15,11 @@ import { outboxEvents, relayLeases } from '../schema/index.js';
  * exactly one of two claimers of an expired lease gets it.
  */
 export const claimEventRelay: Op<'claimEventRelay'> = async (db, owner, now, leaseMs) => {
-  const expiresAt = new Date(now.getTime() + leaseMs);
+  const claim = relayLeaseClaim(relayLeases, owner, now, leaseMs);
   const [row] = await db
     .insert(relayLeases)
-    .values({ name: EVENT_RELAY_LEASE, owner, expiresAt })
-    .onConflictDoUpdate({
-      target: relayLeases.name,
-      set: { owner, expiresAt },
-      setWhere: or(eq(relayLeases.owner, owner), lte(relayLeases.expiresAt, now)),
-    })
+    .values(claim.values)
+    .onConflictDoUpdate(claim.onConflict)
     .returning({ owner: relayLeases.owner });
   return row?.owner === owner;
 };

@@ -1,5 +1,5 @@
 /** The SQLite store's auth operations, as `contract/tenancy.ts` states them. */
-import { and, eq, gt, isNotNull, isNull, type SQLWrapper, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, type SQLWrapper, sql } from 'drizzle-orm';
 import {
   revokedAmong,
   toApplicationCredentials,
@@ -7,17 +7,15 @@ import {
   tokenPairRows,
   toLiveToken,
 } from '../../shared/tenancy.js';
+import { isLiveToken, ofEnabledApplication } from '../../shared/token-conditions.js';
 import { inJsonIds } from '../json-ids.js';
 import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
 import { prepareTableRows } from '../prepared-rows.js';
 import { applications, authTokens, users } from '../schema/index.js';
 
-/** A token neither revoked nor expired at `now` (a time, or a placeholder for one). */
-const isLive = (now: Date | SQLWrapper) => and(isNull(authTokens.revokedAt), gt(authTokens.expiresAt, now));
-
-/** The token's application is not disabled (for statements that do not join `applications`). */
-const ofEnabledApplication = sql`not exists (select 1 from ${applications} where ${applications.id} = ${authTokens.applicationId} and ${applications.disabledAt} is not null)`;
+const isLive = (now: Date | SQLWrapper) => isLiveToken(authTokens, now);
+const enabledApplication = ofEnabledApplication(authTokens, applications);
 
 export const findApplicationByClientId: Op<'findApplicationByClientId'> = async (db, clientId) => {
   const row = db
@@ -40,7 +38,7 @@ export const rotateRefreshToken: Op<'rotateRefreshToken'> = async (db, usedRefre
       const revoked = tx
         .update(authTokens)
         .set({ revokedAt: input.now })
-        .where(and(eq(authTokens.id, usedRefreshTokenId), isLive(input.now), ofEnabledApplication))
+        .where(and(eq(authTokens.id, usedRefreshTokenId), isLive(input.now), enabledApplication))
         .run();
       if (revoked.changes !== 1) return false;
       tx.insert(authTokens).values(tokenPairRows(input)).run();

@@ -3,10 +3,11 @@
  * `AvailabilityOperations` (src/db/contract/availability.ts). Reads of records are prepared once per
  * handle with generated row mappers (`prepareRequestRecords`); a `LIMIT` is a `boundLimit`.
  */
-import { and, asc, desc, eq, gt, gte, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, sql } from 'drizzle-orm';
 import { exceededLimit, newRequestRecords } from '../../shared/availability.js';
 import { createdRequestEvents } from '../../shared/events.js';
 import { boundLimit } from '../bound-limit.js';
+import { pastKey } from '../keyset.js';
 import { listTotal } from '../list-totals.js';
 import type { Op } from '../operation.js';
 import { preparedQuery, preparedRowInsert, preparedVariants } from '../prepared.js';
@@ -179,15 +180,10 @@ type SliceVariant = `${'older' | 'newer'}:${'first' | 'after'}:${'customer' | 'i
 
 /** The keyset queries behind {@link sliceAvailabilityRequests}, one per direction, bound and scope. */
 const requestSlice = preparedVariants((db, variant: SliceVariant) => {
-  const [direction, start, scope] = variant.split(':');
+  const [direction, start, scope] = variant.split(':') as ['older' | 'newer', 'first' | 'after', string];
   const createdAt = sql.placeholder('fromCreatedAtMs');
   const id = sql.placeholder('fromId');
-  const bound =
-    start === 'first'
-      ? undefined
-      : direction === 'older'
-        ? or(lt(t.createdAt, createdAt), and(eq(t.createdAt, createdAt), lt(t.id, id)))
-        : or(gt(t.createdAt, createdAt), and(eq(t.createdAt, createdAt), gt(t.id, id)));
+  const bound = start === 'first' ? undefined : pastKey(t, direction, { createdAt, id });
   const order = direction === 'older' ? newestFirst : [asc(t.createdAt), asc(t.id)];
   const ofCustomer = scope === 'customer' ? eq(t.customerId, sql.placeholder('customerId')) : undefined;
   return prepareRequestRecords(db, (query) =>

@@ -3,7 +3,7 @@
  * is `shared/order-conditions.ts` (`conditions`). Every write is one `BEGIN IMMEDIATE` transaction: SQLite's one writer at
  * a time is the lock the contract promises.
  */
-import { and, asc, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { OrderRecord } from '../../contract/index.js';
 import {
   cancellationChargeReplacing,
@@ -13,6 +13,8 @@ import {
 import * as conditions from '../../shared/order-conditions.js';
 import {
   claimedSupplierOrders,
+  type LeasedMark,
+  leasedMarkOperations,
   manualLineRefusal,
   newOrderRows,
   orderChangeEvent,
@@ -23,6 +25,7 @@ import {
 import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
 import { inJsonIds } from '../json-ids.js';
+import { pastKey } from '../keyset.js';
 import type { Op } from '../operation.js';
 import { preparedQuery, preparedVariants } from '../prepared.js';
 import { customers, orderLines, orders, sources, supplierOrders } from '../schema/index.js';
@@ -120,6 +123,14 @@ function orderRecordIn(db: SqliteDb, orderId: string): OrderRecord | undefined {
 }
 
 /** Writes the order as `touchedOrder` leaves it after a change of its lines, with its event. */
+/** The order `orderId` of `instanceId`, read in the caller's transaction. */
+const orderOfInstance = (tx: Tx, orderId: string, instanceId: string) =>
+  tx
+    .select()
+    .from(orders)
+    .where(conditions.orderOfInstance(orders, orderId, instanceId))
+    .get();
+
 function touchOrder(db: SqliteDb, tx: Tx, orderId: string, now: Date): OrderRecord | undefined {
   const record = orderRecordIn(db, orderId);
   if (!record) return undefined;
@@ -173,12 +184,7 @@ export const countOrders: Op<'countOrders'> = async (db, instanceId, filter) =>
 
 export const sliceOrders: Op<'sliceOrders'> = async (db, instanceId, query) => {
   const { after } = query;
-  const bound = after
-    ? or(
-        lt(orders.createdAt, after.createdAt),
-        and(eq(orders.createdAt, after.createdAt), lt(orders.id, after.id)),
-      )
-    : undefined;
+  const bound = after ? pastKey(orders, 'older', after) : undefined;
   const where = and(conditions.ordersMatching(orders, instanceId, query), bound);
   return orderRecords(db, where, newestFirst, query.limit, query.offset);
 };
@@ -285,11 +291,7 @@ export const updateOrderLineCharge: Op<'updateOrderLineCharge'> = async (db, upd
 export const requestOrderCancellation: Op<'requestOrderCancellation'> = async (db, request) =>
   db.transaction(
     (tx) => {
-      const order = tx
-        .select()
-        .from(orders)
-        .where(and(eq(orders.id, request.orderId), eq(orders.instanceId, request.instanceId)))
-        .get();
+      const order = orderOfInstance(tx, request.orderId, request.instanceId);
       const refusal = cancellationRefusal(order);
       if (refusal) return refusal;
       const { now } = request;
@@ -317,11 +319,7 @@ export const requestOrderCancellation: Op<'requestOrderCancellation'> = async (d
 export const updateCancellationCharge: Op<'updateCancellationCharge'> = async (db, update) =>
   db.transaction(
     (tx) => {
-      const order = tx
-        .select()
-        .from(orders)
-        .where(and(eq(orders.id, update.orderId), eq(orders.instanceId, update.instanceId)))
-        .get();
+      const order = orderOfInstance(tx, update.orderId, update.instanceId);
       const charges = cancellationChargeReplacing(order, update.charge);
       if (!charges) return undefined;
       tx.update(orders).set({ cancellationCharges: charges }).where(eq(orders.id, update.orderId)).run();
@@ -331,7 +329,7 @@ export const updateCancellationCharge: Op<'updateCancellationCharge'> = async (d
   );
 
 /** The write-ahead marks of a placement and a cancellation (`postedAt`, `cancelPostedAt`), prepared. */
-const leasedMarks = preparedVariants((db, column: 'postedAt' | 'cancelPostedAt') => {
+const leasedMarks = preparedVariants((db, column: LeasedMark) => {
   const nowMs = sql`${sql.placeholder('nowMs')}`;
   return db
     .update(supplierOrders)
@@ -348,18 +346,11 @@ const writeWhileLeased = (
   supplierOrderId: string,
   owner: string,
   now: Date,
-  column: 'postedAt' | 'cancelPostedAt',
+  column: LeasedMark,
 ) => leasedMarks(db, column).run({ id: supplierOrderId, owner, nowMs: now.getTime() }).changes === 1;
 
-export const markSupplierOrderCancelPosting: Op<'markSupplierOrderCancelPosting'> = async (
-  db,
-  id,
-  owner,
-  now,
-) => writeWhileLeased(db, id, owner, now, 'cancelPostedAt');
-
-export const markSupplierOrderPosting: Op<'markSupplierOrderPosting'> = async (db, id, owner, now) =>
-  writeWhileLeased(db, id, owner, now, 'postedAt');
+export const { markSupplierOrderCancelPosting, markSupplierOrderPosting } =
+  leasedMarkOperations(writeWhileLeased);
 
 export const hurrySupplierOrders: Op<'hurrySupplierOrders'> = async (db, sourceId, sellerOrderId, now) =>
   db

@@ -1,10 +1,11 @@
 /** The SQLite store's quote operations, as `contract/quotes.ts` states them. */
-import { and, asc, desc, eq, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { NewQuoteLine } from '../../contract/index.js';
 import { newQuoteLineRow, newQuoteRow, quoteRecordsOf, quoteYear } from '../../shared/quotes.js';
 import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
 import { inJsonIds, ofInstanceIn } from '../json-ids.js';
+import { pastKey } from '../keyset.js';
 import { listTotal } from '../list-totals.js';
 import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
@@ -110,12 +111,7 @@ export const countQuotes: Op<'countQuotes'> = async (db, instanceId) => {
 
 export const sliceQuotes: Op<'sliceQuotes'> = async (db, instanceId, query) => {
   const { after } = query;
-  const bound = after
-    ? or(
-        lt(quotes.createdAt, after.createdAt),
-        and(eq(quotes.createdAt, after.createdAt), lt(quotes.id, after.id)),
-      )
-    : undefined;
+  const bound = after ? pastKey(quotes, 'older', after) : undefined;
   return quoteRecords(
     db,
     and(eq(quotes.instanceId, instanceId), bound),
