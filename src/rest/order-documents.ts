@@ -4,16 +4,19 @@
  */
 import type { OrderCharge, OrderLineRow, OrderRecord } from '../db/rows.js';
 import { toMajorUnits } from '../money.js';
+import { sellerDateTime } from '../ordering/seller-dates.js';
 import { isoTimestamp } from './documents.js';
 
 const timestampOrNull = (date: Date | null) => (date === null ? null : isoTimestamp(date));
+/** A date a seller gave as text, written like every other timestamp; null when it is not a date-time. */
+const sellerTimestamp = (text: string | null) => timestampOrNull(sellerDateTime(text));
 
 /** A charge on a line, as the seller last showed it, amounts in major units of their currency. */
 export function orderChargeDocument(charge: OrderCharge) {
   return {
     id: charge.id,
     state: charge.state,
-    response_due_date: charge.responseDueDate,
+    response_due_date: sellerTimestamp(charge.responseDueDate),
     items: charge.items.map((item) => ({
       id: item.id,
       price_type: item.priceType,
@@ -43,7 +46,7 @@ export function orderLineDocument(line: OrderLineRow) {
     inventory_product_status: line.inventoryProductStatus,
     milestones: line.milestones.map((milestone) => ({
       name: milestone.name,
-      date: milestone.date,
+      date: sellerTimestamp(milestone.date),
       description: milestone.description,
     })),
     charges: line.charges.map(orderChargeDocument),
@@ -61,6 +64,7 @@ export function orderLineDocument(line: OrderLineRow) {
     error: line.errorCode === null ? null : { code: line.errorCode, message: line.errorMessage ?? '' },
     note: line.note,
     status_changed_at: timestampOrNull(line.statusChangedAt),
+    status_changed_by_user_id: line.statusChangedByUserId,
     _document_type: 'order_line' as const,
   };
 }

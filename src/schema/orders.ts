@@ -6,6 +6,7 @@ import {
   orderStatuses,
 } from '../db/values.js';
 import { toMajorUnits } from '../money.js';
+import { sellerDateTime } from '../ordering/seller-dates.js';
 import { findCustomerForViewer } from '../resolvers/customers.js';
 import { respondToCharge } from '../resolvers/order-charges.js';
 import { orderUpdates } from '../resolvers/order-events.js';
@@ -52,7 +53,12 @@ const OrderMilestone = builder.objectRef<OrderLineRow['milestones'][number]>('Or
   description: 'A milestone the seller reported (MEF `MEFMilestone`).',
   fields: (t) => ({
     name: t.exposeString('name'),
-    date: t.exposeString('date', { description: 'ISO 8601, as the seller gave it.' }),
+    date: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When, as the seller gave it; null if the stored value is not a date-time.',
+      resolve: (m) => sellerDateTime(m.date),
+    }),
     description: t.exposeString('description', { nullable: true }),
   }),
 });
@@ -74,7 +80,13 @@ export const OrderCharge = builder.objectRef<OrderChargeRow>('OrderCharge').impl
   fields: (t) => ({
     id: t.exposeID('id'),
     state: t.exposeString('state', { description: 'MEF’s charge state, verbatim.' }),
-    responseDueDate: t.exposeString('responseDueDate', { nullable: true }),
+    responseDueDate: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'When an answer is due (MEF 123 R96); null when the seller gave none or the stored value is not a date-time.',
+      resolve: (c) => sellerDateTime(c.responseDueDate),
+    }),
     items: t.field({ type: [OrderChargeItem], resolve: (c) => c.items }),
   }),
 });
@@ -169,6 +181,10 @@ const OrderLine = builder.objectRef<OrderLineRow>('OrderLine').implement({
     }),
     note: t.exposeString('note', { nullable: true }),
     statusChangedAt: t.field({ type: 'DateTime', nullable: true, resolve: (l) => l.statusChangedAt }),
+    statusChangedByUserId: t.exposeID('statusChangedByUserId', {
+      nullable: true,
+      description: 'The user who last moved the line by hand (manual lines); null while nobody did.',
+    }),
   }),
 });
 

@@ -1,5 +1,7 @@
 import { expect } from 'vitest';
-import type { Json, TestServer, TestTenant } from '../helpers/app.js';
+import type { Role } from '../../src/context.js';
+import { createApplication } from '../../src/resolvers/operator.js';
+import { ApiClient, type Json, type TestServer, type TestTenant } from '../helpers/app.js';
 import { countStoredRows } from '../helpers/store.js';
 import { catalogue, customerId } from './quotes-fixtures.js';
 
@@ -50,6 +52,7 @@ export function pendingManualLine(quoteLine: Json) {
     error: null,
     note: null,
     status_changed_at: null,
+    status_changed_by_user_id: null,
     _document_type: 'order_line',
   };
 }
@@ -63,3 +66,28 @@ export const orderRowCounts = async (server: TestServer, instanceId: string) => 
 
 /** ISO 8601 with UTC offset to the second, as the documents write times. */
 export const isoSecond = (date: Date) => `${date.toISOString().slice(0, -5)}+00:00`;
+
+/** Signs in with an application's credentials: a client acting as its user, and that user's id. */
+export async function signIn(
+  server: TestServer,
+  credentials: { clientId: string; clientSecret: string },
+): Promise<{ api: ApiClient; userId: string }> {
+  const signedIn = await server.anonymous.post('/authentication', {
+    client_id: credentials.clientId,
+    client_secret: credentials.clientSecret,
+  });
+  expect(signedIn.status).toBe(200);
+  return {
+    api: new ApiClient(server.app.url, signedIn.body.data.auth_token),
+    userId: signedIn.body.data.user.id,
+  };
+}
+
+/** Another application of the tenant's own instance, with only `roles`, signed in. */
+export async function otherApplication(
+  server: TestServer,
+  tenant: TestTenant,
+  roles: Role[],
+): Promise<{ api: ApiClient; userId: string }> {
+  return signIn(server, await createApplication(server.app.services, { instance: tenant.instanceId, roles }));
+}

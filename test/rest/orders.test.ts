@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Json, startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
 import { updateStoredRows } from '../helpers/store.js';
-import { isoSecond, manualQuote, orderRowCounts, pendingManualLine } from './orders-fixtures.js';
+import {
+  isoSecond,
+  manualQuote,
+  orderRowCounts,
+  pendingManualLine,
+  signIn,
+} from './orders-fixtures.js';
 import { invalid, problemType } from './quotes-fixtures.js';
 
 /* Orders of quotes whose lines are all manual (catalogue and instance products): placing, reading, moving. */
@@ -54,6 +60,7 @@ describe('orders over REST', () => {
   });
 
   it('when manual lines are moved, then the order follows them to completed, with who, when and the note', async () => {
+    const { userId } = await signIn(server, tenant);
     const quoteB = await manualQuote(tenant, 'Beta B.V.');
     const order = (await tenant.api.post('/orders', { quote_id: quoteB.id })).body.data;
     const [first, ...others] = order.lines;
@@ -73,7 +80,17 @@ describe('orders over REST', () => {
       status: 'in_progress',
       note: 'Line ordered at the carrier portal',
       status_changed_at: isoSecond(movedAt),
+      status_changed_by_user_id: userId,
     });
+    expect(userId).toMatch(/^usr_[0-9a-z]{26}$/);
+    // The lines nobody moved show no one.
+    expect(started.body.data.lines.slice(1)).toEqual(
+      quoteB.products.slice(1).map((product: Json, index: number) => ({
+        ...pendingManualLine(product),
+        id: order.lines[index + 1].id,
+      })),
+    );
+    expect((await tenant.api.get(`/orders/${order.id}`)).body.data).toEqual(started.body.data);
     expect(started.body.data.updated_at).toBe(isoSecond(movedAt));
 
     for (const line of [first, ...others]) {

@@ -2,7 +2,7 @@ import { type Client, createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type Json, startTestServer, type TestServer, type TestTenant, waitFor } from '../helpers/app.js';
-import { manualQuote } from '../rest/orders-fixtures.js';
+import { manualQuote, signIn } from '../rest/orders-fixtures.js';
 
 /* Orders over GraphQL: placing, reading through every path, moving manual lines, and `orderUpdated` live. */
 
@@ -11,7 +11,7 @@ const LINE = `id quoteLineId name fulfilment status supplierStatus supplierOrder
 const ORDER = `id quoteId status customer { id name } lines { ${LINE} } requestedCompletionDate`;
 const PLACE = `mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { order { ${ORDER} } } }`;
 const MOVE = `mutation ($input: UpdateManualOrderLineInput!) {
-  updateManualOrderLine(input: $input) { order { id status lines { id status note } } }
+  updateManualOrderLine(input: $input) { order { id status lines { id status note statusChangedByUserId } } }
 }`;
 const READ = `query ($id: ID!, $quote: ID!, $customer: ID!) {
   order(id: $id) { id status }
@@ -120,6 +120,7 @@ describe('orders over GraphQL', () => {
       orders: { totalCount: 1, edges: [{ node: { id: order.id, status: 'PENDING' } }] },
     });
 
+    const { userId } = await signIn(server, tenant);
     const statuses: string[] = [];
     for (const [index, line] of order.lines.entries()) {
       const moved = await tenant.api.graphql(MOVE, {
@@ -127,7 +128,16 @@ describe('orders over GraphQL', () => {
       });
       expect(moved.errors).toBeUndefined();
       statuses.push(moved.data.updateManualOrderLine.order.status);
+      // Who moved each line so far; the lines not moved yet show no one.
+      expect(moved.data.updateManualOrderLine.order.lines).toEqual(
+        order.lines.map((each: Json, at: number) =>
+          at <= index
+            ? { id: each.id, status: 'COMPLETED', note: `done ${at + 1}`, statusChangedByUserId: userId }
+            : { id: each.id, status: 'PENDING', note: null, statusChangedByUserId: null },
+        ),
+      );
     }
+    expect(userId).toMatch(/^usr_/);
     expect(statuses).toEqual([...order.lines.slice(1).map(() => 'IN_PROGRESS'), 'COMPLETED']);
 
     const expected = ['PENDING', ...statuses];

@@ -11,7 +11,15 @@ import { id, paginationSchema, timestamp } from './responses.js';
 // The order documents of `src/rest/order-documents.ts` (issue "Orders, part 1", item 7) and the bodies that
 // wrap them.
 
-const sellerDate = () => about('ISO 8601 date-time, as the seller gave it.', z.string());
+/** A date the seller gave, shown like the other timestamps. */
+const sellerDate = () =>
+  about(
+    'ISO 8601 timestamp with UTC offset, to the second (`2026-11-22T10:04:50+00:00`): the instant the seller ' +
+      'gave, in UTC. Null when the seller gave none, or when the stored value is not a date-time (a seller’s ' +
+      'answers are checked to hold one when read).',
+    z.iso.datetime({ offset: true, precision: 0 }).nullable(),
+    '2026-11-22T10:04:50+00:00',
+  );
 
 export const orderChargeSchema = named(
   'OrderCharge',
@@ -22,7 +30,7 @@ export const orderChargeSchema = named(
       'MEF’s charge state, verbatim (`awaitingResponse`, `accepted`, `declined`, `timeout`, …).',
       z.string(),
     ),
-    response_due_date: sellerDate().nullable(),
+    response_due_date: sellerDate(),
     items: z.array(
       z.strictObject({
         id: id(),
@@ -87,6 +95,10 @@ export const orderLineSchema = named(
     error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
     note: about('The note of the last manual move.', z.string().nullable()),
     status_changed_at: about('When the line was last moved by hand.', timestamp().nullable()),
+    status_changed_by_user_id: about(
+      'The user who last moved the line by hand (manual lines); null while nobody did.',
+      id().nullable(),
+    ),
     _document_type: about('Constant `order_line`: what this document is.', z.literal('order_line')),
   }),
 );
