@@ -5,7 +5,7 @@ import { sellerSettings } from '../gathering/sources/mef-sonata/fixtures.js';
 import { type Json, startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
 import { type SonataValidator, sonataValidator } from '../helpers/sonata-openapi.js';
 import { isoSecond } from '../rest/orders-fixtures.js';
-import { sellerCharge } from './sonata-charges-fixtures.js';
+import { answersTo, sellerCharge } from './sonata-charges-fixtures.js';
 import {
   expectValidOrderExchanges,
   orderCalls,
@@ -104,6 +104,34 @@ describe('charges of held order items', () => {
     expect([done.lines[0].status, done.lines[0].supplier_status]).toEqual(['completed', 'completed']);
     expect(done.lines[0].inventory_product_id).not.toBeNull();
     expectValidOrderExchanges(seller, validator);
+  });
+
+  it('when a charge is answered a second time, then 409 says it was answered, and nothing changes', async () => {
+    const orderId = await place('KPN');
+    const [line] = (await orderWhen(admin, orderId, charged)).lines;
+    const chargeId = line.charges[0].id;
+    expect((await answer(orderId, line, chargeId, 'accept')).status).toBe(200);
+    const done = await orderWhen(admin, orderId, supplierLinesEnded);
+    expect(done.lines[0].charges[0]).toEqual({
+      ...line.charges[0],
+      state: 'completed',
+      items: [{ ...line.charges[0].items[0], state: 'acceptedByBuyer' }],
+    });
+
+    for (const verb of ['decline', 'accept'] as const) {
+      const again = await answer(orderId, line, chargeId, verb);
+      expect(again.status).toBe(409);
+      expect(again.body).toEqual({
+        type: 'urn:connectivity-gateway:problem:conflict',
+        title: 'Conflict',
+        status: 409,
+        detail: `Charge ${chargeId} was answered already; it is completed.`,
+      });
+    }
+    expect(answersTo(seller, chargeId)).toEqual([
+      [200, { chargeItem: [{ id: line.charges[0].items[0].id, acceptanceIndicator: 'accepted' }] }],
+    ]);
+    expect((await admin.api.get(`/orders/${orderId}`)).body.data).toEqual(done);
   });
 
   it('when a blocking charge is declined, then the item ends failed as MEF says and the order failed', async () => {
