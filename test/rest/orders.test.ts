@@ -5,6 +5,7 @@ import {
   isoSecond,
   manualQuote,
   orderRowCounts,
+  otherApplication,
   pendingManualLine,
   signIn,
 } from './orders-fixtures.js';
@@ -196,5 +197,57 @@ describe('orders over REST', () => {
       lines: 0,
       supplierOrders: 0,
     });
+  });
+
+  // Below the list test: the orders placed here would change its counts.
+
+  it('when a connectivity_check-only caller moves a manual line, then 403 and the line is unchanged', async () => {
+    const quoteE = await manualQuote(tenant, 'Zeta B.V.');
+    const order = (await tenant.api.post('/orders', { quote_id: quoteE.id })).body.data;
+    const checker = await otherApplication(server, tenant, ['connectivity_check']);
+
+    const refused = await checker.api.request('PATCH', `/orders/${order.id}/lines/${order.lines[0].id}`, {
+      body: { status: 'completed', note: 'Done at the portal' },
+    });
+
+    expect(refused.status).toBe(403);
+    expect(refused.body.detail).toBe('This operation needs one of the roles: ordering.');
+    const after = await checker.api.get(`/orders/${order.id}`);
+    expect(after.status).toBe(200);
+    expect(after.body.data).toEqual(order);
+    expect(after.body.data.lines[0]).toEqual({
+      ...pendingManualLine(quoteE.products[0]),
+      id: order.lines[0].id,
+    });
+  });
+
+  it('when POST /orders is sent again with its Idempotency-Key, then its 201 is replayed and one order exists; another body with the key is refused', async () => {
+    const quoteF = await manualQuote(tenant, 'Eta B.V.');
+    const before = await orderRowCounts(server, tenant.instanceId);
+    const post = (body: Json) =>
+      tenant.api.request('POST', '/orders', { body, headers: { 'idempotency-key': 'order-eta-1' } });
+
+    const first = await post({ quote_id: quoteF.id });
+    const replayed = await post({ quote_id: quoteF.id });
+
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body).toEqual(first.body);
+    const ofQuote = await tenant.api.get(`/orders?filter[customer_id]=${quoteF.customer.id}`);
+    expect(ofQuote.body.data).toEqual([first.body.data]);
+    const placed = { orders: before.orders + 1, lines: before.lines + 4, supplierOrders: 0 };
+    expect(await orderRowCounts(server, tenant.instanceId)).toEqual(placed);
+
+    const other = await post({ quote_id: quoteF.id, requested_completion_date: '2031-01-15T09:00:00+00:00' });
+    expect(other.status).toBe(422);
+    expect(other.body).toEqual(
+      invalid('This Idempotency-Key was used for a different request.', [
+        { path: '/headers/idempotency-key', message: 'was used for a different request' },
+      ]),
+    );
+    expect(other.headers.get('idempotent-replayed')).toBeNull();
+    expect(await orderRowCounts(server, tenant.instanceId)).toEqual(placed);
   });
 });
