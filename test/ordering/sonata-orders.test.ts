@@ -9,6 +9,7 @@ import {
   orderCalls,
   orderWhen,
   sonataQuote,
+  statusChangedBy,
   supplierLinesEnded,
   supplierOrdersOf,
 } from './sonata-orders-fixtures.js';
@@ -117,19 +118,26 @@ describe('orders placed at Sonata sellers, followed by polling', () => {
         error: null,
         note: null,
         status_changed_at: null,
+        ...statusChangedBy(line, null),
         _document_type: 'order_line',
       });
       expect(orderCalls(seller, sourceKey)[0]).toBe('POST /productOrder 201');
     }
     expectValidOrderExchanges(seller, validator);
 
+    // Every supplier line has ended: nothing changes the order now but a manual move.
+    const before = await admin.api.get(`/orders/${orderId}`);
     const bySupplier = await admin.api.request('PATCH', `/orders/${orderId}/lines/${followed.lines[0].id}`, {
-      body: { status: 'cancelled' },
+      body: { status: 'cancelled', note: 'Not by hand' },
     });
     expect(bySupplier.status).toBe(409);
     expect(bySupplier.body.detail).toBe(
       `Line ${followed.lines[0].id} is fulfilled by its supplier; only manual lines are moved by hand.`,
     );
+    // Refused and nothing written: the order (its `updated_at` too) and the supplier line are as they were.
+    const after = await admin.api.get(`/orders/${orderId}`);
+    expect(after.status).toBe(200);
+    expect(after.body.data).toEqual(before.body.data);
     const manual = followed.lines[2];
     const done = await admin.api.request('PATCH', `/orders/${orderId}/lines/${manual.id}`, {
       body: { status: 'completed', note: 'Router shipped' },
