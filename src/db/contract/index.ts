@@ -12,6 +12,7 @@ import type { GatheringOperations } from './gathering.js';
 import type { IdempotencyOperations } from './idempotency.js';
 import type { OrderOperations } from './orders.js';
 import type { QuoteOperations } from './quotes.js';
+import type { SupplierOrderOperations } from './supplier-orders.js';
 import type { TenancyOperations } from './tenancy.js';
 
 export * from '../values.js';
@@ -24,6 +25,7 @@ export * from './idempotency.js';
 export * from './order-terms.js';
 export * from './orders.js';
 export * from './quotes.js';
+export * from './supplier-orders.js';
 export * from './tenancy.js';
 
 /** Every operation of the store, whichever dialect serves it. */
@@ -35,4 +37,5 @@ export type StoreOperations = TenancyOperations &
   QuoteOperations &
   IdempotencyOperations &
   EventOperations &
-  OrderOperations;
+  OrderOperations &
+  SupplierOrderOperations;

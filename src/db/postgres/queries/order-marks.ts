@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL store's lease marks (`contract/orders.ts`): what the order worker writes to a supplier order
+ * The PostgreSQL store's lease marks (`contract/supplier-orders.ts`): what the order worker writes to a supplier order
  * it holds, just before it sends the seller something that must not be sent twice. Each is one fenced
  * `UPDATE` (`shared/order-conditions.ts`, `leasedSupplierOrder`), a named prepared statement.
  */

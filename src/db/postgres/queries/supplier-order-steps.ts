@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL store's operations of the order worker (`contract/orders.ts`): the claim of due supplier
+ * The PostgreSQL store's operations of the order worker (`contract/supplier-orders.ts`): the claim of due supplier
  * orders and the record of a step. Both run without a transaction of their own, as named prepared
  * statements where their shape is fixed: the worker runs them for every supplier order it steps, beside the
  * requests that place orders (issue "Orders, part 2", item 5).
