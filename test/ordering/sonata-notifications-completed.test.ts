@@ -11,7 +11,6 @@ import {
   orderCalls,
   orderWhen,
   sonataQuote,
-  statusChangedBy,
   supplierLinesEnded,
 } from './sonata-orders-fixtures.js';
 
@@ -170,7 +169,7 @@ describe('an order at two notifying sellers and a manual line, followed to compl
         error: null,
         note: null,
         status_changed_at: null,
-        ...statusChangedBy(placed.lines[index], null),
+        status_changed_by_user_id: null,
         _document_type: 'order_line',
       });
     }
@@ -186,7 +185,7 @@ describe('an order at two notifying sellers and a manual line, followed to compl
       completion_date: movedRouter.status_changed_at,
       note: 'Router shipped',
       status_changed_at: expect.stringMatching(/^\d{4}-.*\+00:00$/),
-      ...statusChangedBy(router, expect.stringMatching(/\S/)),
+      status_changed_by_user_id: expect.stringMatching(/^usr_/),
     });
     expect({ ...final, lines: final.lines.map(withSeconds) }).toEqual({
       id: placed.id,

@@ -68,14 +68,6 @@ export const supplierLinesEnded = (order: Json) =>
     .filter((line: Json) => line.fulfilment === 'supplier')
     .every((line: Json) => ['completed', 'failed', 'cancelled'].includes(line.status));
 
-/**
- * `{ status_changed_by_user_id: value }` for an order line document that shows who last moved it by hand,
- * nothing for one that does not: the field is being added to the line document while these tests are
- * written, and an exact assertion of a line holds either way.
- */
-export const statusChangedBy = (line: Json, value: unknown) =>
-  'status_changed_by_user_id' in line ? { status_changed_by_user_id: value } : {};
-
 /** The order and inventory exchanges of one seller (`/sonata/<key>/…`), as `METHOD path-below-the-API status`. */
 export function orderCalls(seller: SonataSeller, sourceKey: string): string[] {
   return seller.exchanges

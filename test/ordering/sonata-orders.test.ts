@@ -9,7 +9,6 @@ import {
   orderCalls,
   orderWhen,
   sonataQuote,
-  statusChangedBy,
   supplierLinesEnded,
   supplierOrdersOf,
 } from './sonata-orders-fixtures.js';
@@ -118,7 +117,7 @@ describe('orders placed at Sonata sellers, followed by polling', () => {
         error: null,
         note: null,
         status_changed_at: null,
-        ...statusChangedBy(line, null),
+        status_changed_by_user_id: null,
         _document_type: 'order_line',
       });
       expect(orderCalls(seller, sourceKey)[0]).toBe('POST /productOrder 201');
