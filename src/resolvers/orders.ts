@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { Context } from '../context.js';
-import type { NewOrderLine, OrderRecord, QuoteLineRow } from '../db/rows.js';
+import type { NewOrderLine, OrderLineRow, OrderRecord, QuoteLineRow } from '../db/rows.js';
 import { orderLineStatuses, orderStatuses } from '../db/values.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { currentTraceContext } from '../telemetry/trace-context.js';
@@ -133,6 +133,16 @@ export async function getOrder(ctx: Context, id: string): Promise<OrderRecord> {
 export async function findOrderForViewer(ctx: Context, id: string): Promise<OrderRecord | null> {
   const viewer = requireViewer(ctx, orderReaders);
   return (await ctx.db.findOrder(viewer.instanceId, id)) ?? null;
+}
+
+/**
+ * One line of one of the caller's orders by the line's id (`node(id:)` of an `OrderLine`), or null when no
+ * order of the caller's instance has it. @throws as {@link findOrderForViewer}.
+ */
+export async function findOrderLineForViewer(ctx: Context, lineId: string): Promise<OrderLineRow | null> {
+  const viewer = requireViewer(ctx, orderReaders);
+  const record = await ctx.db.findOrderOfLine(viewer.instanceId, lineId);
+  return record?.lines.find((line) => line.id === lineId) ?? null;
 }
 
 /** The orders of the caller's quotes, newest first (`Quote.orders`). */

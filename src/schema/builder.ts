@@ -11,6 +11,7 @@ const nodeTypeByIdKind: Partial<Record<IdKind, string>> = {
   project: 'Project',
   quote: 'Quote',
   order: 'Order',
+  orderLine: 'OrderLine',
 };
 
 /**

@@ -12,6 +12,7 @@ import { respondToCharge } from '../resolvers/order-charges.js';
 import { orderUpdates } from '../resolvers/order-events.js';
 import {
   findOrderForViewer,
+  findOrderLineForViewer,
   orderConnection,
   ordersOfQuote,
   placeOrder,
@@ -148,10 +149,15 @@ const CancellationCharge = builder
     }),
   });
 
-const OrderLine = builder.objectRef<OrderLineRow>('OrderLine').implement({
+const OrderLine = builder.objectRef<OrderLineRow>('OrderLine');
+
+builder.node(OrderLine, {
   description: 'A quote line ordered, and where its fulfilment stands.',
+  id: { resolve: (l) => l.id },
+  isTypeOf: (value) =>
+    typeof value === 'object' && value !== null && 'quoteLineId' in value && 'fulfilment' in value,
+  loadOne: (id, ctx) => findOrderLineForViewer(ctx, String(id)),
   fields: (t) => ({
-    id: t.exposeID('id'),
     quoteLineId: t.exposeID('quoteLineId'),
     name: t.exposeString('name'),
     fulfilment: t.field({ type: OrderLineFulfilment, resolve: (l) => l.fulfilment }),

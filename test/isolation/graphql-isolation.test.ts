@@ -165,8 +165,8 @@ const fixtures: Record<string, IdCheck[]> = {
       ],
     ]),
   ),
-  'node(id)': (['availabilityRequest', 'customer', 'project', 'quote', 'order'] as const).map((kind) =>
-    read('node', 'id __typename', kind),
+  'node(id)': (['availabilityRequest', 'customer', 'project', 'quote', 'order', 'orderLine'] as const).map(
+    (kind) => read('node', 'id __typename', kind),
   ),
   'createAvailabilityRequests(input.customerId)': [
     {

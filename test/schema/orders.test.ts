@@ -13,9 +13,10 @@ const PLACE = `mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) {
 const MOVE = `mutation ($input: UpdateManualOrderLineInput!) {
   updateManualOrderLine(input: $input) { order { id status lines { id status note statusChangedByUserId } } }
 }`;
-const READ = `query ($id: ID!, $quote: ID!, $customer: ID!) {
+const READ = `query ($id: ID!, $quote: ID!, $customer: ID!, $line: ID!) {
   order(id: $id) { id status }
   node(id: $id) { __typename id ... on Order { status } }
+  line: node(id: $line) { __typename id ... on OrderLine { quoteLineId status } }
   quote(id: $quote) { orders { id } }
   customer: node(id: $customer) { ... on Customer { orders(first: 5) { totalCount edges { node { id } } } } }
   orders(first: 10, status: PENDING) { totalCount edges { node { id status } } }
@@ -110,11 +111,18 @@ describe('orders over GraphQL', () => {
       id: order.id,
       quote: quote.id,
       customer: quote.customer.id,
+      line: order.lines[1].id,
     });
     expect(read.errors).toBeUndefined();
     expect(read.data).toEqual({
       order: { id: order.id, status: 'PENDING' },
       node: { __typename: 'Order', id: order.id, status: 'PENDING' },
+      line: {
+        __typename: 'OrderLine',
+        id: order.lines[1].id,
+        quoteLineId: quote.products[1].id,
+        status: 'PENDING',
+      },
       quote: { orders: [{ id: order.id }] },
       customer: { orders: { totalCount: 1, edges: [{ node: { id: order.id } }] } },
       orders: { totalCount: 1, edges: [{ node: { id: order.id, status: 'PENDING' } }] },

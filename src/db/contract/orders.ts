@@ -272,6 +272,11 @@ export interface OrderOperations {
   insertOrder: (input: NewOrder) => Promise<OrderRecord | 'quote_ordered'>;
   /** One order of the instance with its lines, or undefined (also for another instance's id). */
   findOrder: (instanceId: string, id: string) => Promise<OrderRecord | undefined>;
+  /**
+   * The instance's order that has the line `lineId` (a GraphQL `OrderLine` node's order), with its lines.
+   * Reads only. @returns undefined when no order of the instance has that line.
+   */
+  findOrderOfLine: (instanceId: string, lineId: string) => Promise<OrderRecord | undefined>;
   /** The instance's orders of one quote, newest first. */
   listOrdersOfQuotes: (instanceId: string, quoteIds: readonly string[]) => Promise<OrderRecord[]>;
   /** Number of the instance's orders that match the slice's filters. */

@@ -17,6 +17,7 @@ import {
   type SQL,
   type SQLWrapper,
   sql,
+  type Table,
 } from 'drizzle-orm';
 import type {
   ManualLineMove,
@@ -58,6 +59,19 @@ export interface SupplierOrderColumns {
 /** The order `orderId` when it is one of `instanceId`'s: tenant isolation for every write to an order. */
 export function orderOfInstance(t: OrderColumns, orderId: string, instanceId: string): SQL | undefined {
   return and(eq(t.id, orderId), eq(t.instanceId, instanceId));
+}
+
+/** The order of `instanceId` that has the line `lineId` (one row at most; the line's primary key finds it). */
+export function orderHavingLine(
+  t: OrderColumns,
+  lines: Table & OrderLineColumns,
+  instanceId: string,
+  lineId: string,
+): SQL | undefined {
+  return and(
+    eq(t.instanceId, instanceId),
+    sql`${t.id} = (select ${lines.orderId} from ${lines} where ${lines.id} = ${lineId})`,
+  );
 }
 
 /** A quote's orders that keep it from being ordered again: neither `failed` nor `cancelled`. */

@@ -168,6 +168,12 @@ export const findOrder: Op<'findOrder'> = async (db, instanceId, id) => {
   return record;
 };
 
+export const findOrderOfLine: Op<'findOrderOfLine'> = async (db, instanceId, lineId) => {
+  const where = conditions.orderHavingLine(orders, orderLines, instanceId, lineId);
+  const [record] = await orderRecordsAsOne(db, where, []);
+  return record;
+};
+
 export const listOrdersOfQuotes: Op<'listOrdersOfQuotes'> = async (db, instanceId, quoteIds) => {
   if (quoteIds.length === 0) return [];
   return orderRecordsAsOne(

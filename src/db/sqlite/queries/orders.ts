@@ -169,6 +169,15 @@ export const findOrder: Op<'findOrder'> = async (db, instanceId, id) => {
   return record;
 };
 
+export const findOrderOfLine: Op<'findOrderOfLine'> = async (db, instanceId, lineId) => {
+  const [record] = await orderRecords(
+    db,
+    conditions.orderHavingLine(orders, orderLines, instanceId, lineId),
+    [],
+  );
+  return record;
+};
+
 export const listOrdersOfQuotes: Op<'listOrdersOfQuotes'> = async (db, instanceId, quoteIds) => {
   if (quoteIds.length === 0) return [];
   const where = and(eq(orders.instanceId, instanceId), inArray(orders.quoteId, [...quoteIds]));
