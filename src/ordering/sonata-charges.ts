@@ -5,7 +5,7 @@ import { createMefSonataSource } from '../gathering/sources/mef-sonata/source.js
 import { storedSonataSettings } from '../gathering/sources/mef-sonata/stored.js';
 import { SourceError } from '../gathering/sources/types.js';
 import { SonataOrdering } from './mef-sonata/ordering-client.js';
-import { chargeOf } from './sonata-step.js';
+import { chargeOf } from './sonata-line-progress.js';
 
 /**
  * Answers a seller's Charge for the buyer (MEF 123 `PATCH /charge/{id}`, every charge item's

@@ -3,7 +3,7 @@
  * (`POST /productOrder`, after `GET /productOrder?externalId=…` when an earlier attempt may have posted),
  * or read it (`GET /productOrder/{id}`), with the charges of its items and the delivered products.
  */
-import type { OrderCharge, OrderLineRow, SupplierLineProgress } from '../db/rows.js';
+import type { SupplierLineProgress } from '../db/rows.js';
 import { finalOrderLineStatuses } from '../db/values.js';
 import type { SonataCallScope } from '../gathering/sources/mef-sonata/client.js';
 import {
@@ -12,9 +12,8 @@ import {
 } from '../gathering/sources/mef-sonata/settings.js';
 import { storedSonataSettings } from '../gathering/sources/mef-sonata/stored.js';
 import { SourceError } from '../gathering/sources/types.js';
-import type { SonataChargeView, SonataOrderItemView, SonataOrderView } from './mef-sonata/order-answers.js';
+import type { SonataOrderView } from './mef-sonata/order-answers.js';
 import { sonataBillingAccountId, sonataOrderContact } from './mef-sonata/order-request.js';
-import { lineStatusOf } from './mef-sonata/order-states.js';
 import type { SonataOrdering } from './mef-sonata/ordering-client.js';
 import type { OrderListeners } from './order-listeners.js';
 import { nextOrderReadDelayMs } from './order-reads.js';
@@ -24,6 +23,7 @@ import {
   sonataCancellationStep,
 } from './sonata-cancellation.js';
 import { requoteExpiredLines } from './sonata-expired-quotes.js';
+import { chargeOf, lineProgress } from './sonata-line-progress.js';
 import type { SonataRequoteDeps } from './sonata-requote.js';
 import { cancelledUnsentLines, failedLines } from './step-lines.js';
 import type { SupplierOrderStep, SupplierOrderStepper } from './worker.js';
@@ -46,9 +46,6 @@ export interface SonataStepOptions {
  */
 export const NOTIFIED_SAFETY_READ_MS = 60_000;
 
-/** Charge states after which the seller changes a charge no more (MEF 123 `MEFProductOrderChargeStateType`). */
-const finalChargeStates = new Set(['completed', 'timeout', 'withdrawnBySeller']);
-
 /**
  * How long after a placement was sent its order may still appear at the seller (ms): three times the
  * source's `timeoutMs`, within which a seller answers. Until then a placement that is not found is looked
@@ -68,84 +65,16 @@ export function nextPollDelayMs(settings: SonataSourceSettings, attempts: number
   return Math.min(maxDelayMs, initialDelayMs * 2 ** Math.min(20, Math.max(0, attempts - 1)));
 }
 
-/** A seller's Charge as an order line keeps it. */
-export function chargeOf(view: SonataChargeView): OrderCharge {
-  return {
-    id: view.id,
-    state: view.state,
-    responseDueDate: view.responseDueDate,
-    items: view.items.map((item) => ({
-      id: item.id,
-      priceType: item.priceType,
-      priceCategory: item.priceCategory,
-      amountMinor: item.amountMinor,
-      currency: item.currency,
-      blocking: item.blocking,
-      state: item.state,
-    })),
-  };
-}
-
-const dateOrNull = (value: string | null) => (value === null ? null : new Date(value));
-
-/** The step's failure codes of a line the seller ended unhappily. */
-function lineError(item: SonataOrderItemView): { errorCode: string | null; errorMessage: string | null } {
-  const status = lineStatusOf(item.state);
-  if (status !== 'failed' && status !== 'cancelled') return { errorCode: null, errorMessage: null };
-  const code = item.state.startsWith('rejected')
-    ? 'SUPPLIER_REJECTED'
-    : status === 'cancelled'
-      ? 'SUPPLIER_CANCELLED'
-      : 'SUPPLIER_FAILED';
-  return { errorCode: code, errorMessage: item.errorMessage ?? `The seller’s item ended ${item.state}.` };
-}
-
 /**
- * A line's progress from its item of the seller's order: status, MEF state, dates, milestones, its charges
- * (read again until final; the awaited ones of a held item found through `GET /charge`), and the delivered
- * product once completed (R61).
+ * The codes of an answer the seller sent but the gateway could not read (docs/supplier-contract.md): a body
+ * that is not JSON, too large, not the MEF document's shape, or a status the call does not expect. Unlike a
+ * refusal, such an answer to `POST /productOrder` does not say that the seller took nothing.
  */
-async function lineProgress(
-  ordering: SonataOrdering,
-  scope: SonataCallScope,
-  view: SonataOrderView,
-  line: OrderLineRow,
-  item: SonataOrderItemView,
-  awaited: readonly SonataChargeView[],
-): Promise<SupplierLineProgress> {
-  const status = lineStatusOf(item.state);
-  const known = new Map(line.charges.map((charge) => [charge.id, charge]));
-  for (const charge of awaited) {
-    if (charge.productOrderItemId === item.id) known.set(charge.id, chargeOf(charge));
-  }
-  for (const id of item.chargeIds) {
-    if (!known.has(id)) known.set(id, chargeOf(await ordering.retrieveCharge(scope, id)));
-  }
-  for (const [id, charge] of known) {
-    const fresh = awaited.some((each) => each.id === id);
-    if (!fresh && !finalChargeStates.has(charge.state)) {
-      known.set(id, chargeOf(await ordering.retrieveCharge(scope, id)));
-    }
-  }
-  const progress: SupplierLineProgress = {
-    lineId: line.id,
-    status,
-    supplierStatus: item.state,
-    supplierOrderId: view.id,
-    supplierItemId: item.id,
-    expectedCompletionDate: dateOrNull(item.expectedCompletionDate),
-    completionDate: dateOrNull(item.completionDate),
-    milestones: item.milestones,
-    charges: [...known.values()],
-    ...lineError(item),
-  };
-  if (status === 'completed' && item.productId && line.inventoryProductId !== item.productId) {
-    const product = await ordering.retrieveProduct(scope, item.productId);
-    progress.inventoryProductId = product.id;
-    progress.inventoryProductStatus = product.status;
-  }
-  return progress;
-}
+const unreadableAnswerCodes: ReadonlySet<string> = new Set([
+  'MALFORMED_RESPONSE',
+  'RESPONSE_TOO_LARGE',
+  'INVALID_RESPONSE',
+]);
 
 /**
  * The Sonata step of the order worker.
@@ -160,7 +89,9 @@ async function lineProgress(
  *   order ends.
  * - A retryable failure (timeouts, 5xx) is recorded and tried again after the back-off; a final refusal of
  *   the placement itself (its 400/422/401, bad settings) fails the lines with its code; a final failure of a
- *   lookup or a read is tried again at the longest back-off (the order may exist, and must not be lost).
+ *   lookup or a read is tried again at the longest back-off (the order may exist, and must not be lost). So
+ *   is an answer to the placement that cannot be read ({@link unreadableAnswerCodes}): the seller may have
+ *   taken the order, so the next attempt looks it up by `externalId` before it sends anything again.
  */
 export function createSonataOrderStep(options: SonataStepOptions): SupplierOrderStepper {
   const { ordering, now } = options;
@@ -371,7 +302,7 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
         // The worker stops: whoever claims next takes it up at once.
         return { ...unchanged, readAt, nextCheckAt: now(), errorCode: null, errorMessage: null, lines: [] };
       }
-      if (!failure.retryable && posting) {
+      if (!failure.retryable && posting && !unreadableAnswerCodes.has(failure.code)) {
         const failed = failLines(failure.code, failure.message);
         return { ...failed, lines: withRequoted(failed.lines, requoted) };
       }
