@@ -22,7 +22,7 @@ import {
 } from './http-supplier/cancellation.js';
 import { HttpSupplierOrdering } from './http-supplier/ordering.js';
 import { placementSettleMs } from './sonata-step.js';
-import { cancelledUnsentLines, failedLines } from './step-lines.js';
+import { cancelledUnsentLines, failedLines, placementRefused } from './step-lines.js';
 import type { SupplierOrderStep, SupplierOrderStepper } from './worker.js';
 
 /** How often a placed order is read: after `initialDelayMs`, doubling per attempt up to `maxDelayMs`. */
@@ -126,7 +126,8 @@ function orderRequest(
  *   the order is followed after as before.
  * - A retryable failure (timeouts, `5xx`, `429`) is recorded and tried again after the back-off; a final
  *   refusal of the placement itself (`4xx`) fails the lines with its code and the supplier's words; a final
- *   failure of a lookup or a read is tried again at the longest back-off (the order may exist).
+ *   failure of a lookup or a read is tried again at the longest back-off (the order may exist), and so is an
+ *   answer to the placement that cannot be read (`placementRefused`): it is looked up by its external id.
  */
 export function createHttpOrderStep(options: HttpStepOptions): SupplierOrderStepper {
   const { now } = options;
@@ -248,7 +249,9 @@ export function createHttpOrderStep(options: HttpStepOptions): SupplierOrderStep
         // The worker stops: whoever claims next takes it up at once.
         return { ...unchanged, nextCheckAt: now() };
       }
-      if (!failure.retryable && posting) return failLines(failure.code, failure.message);
+      if (!failure.retryable && posting && placementRefused(failure.code)) {
+        return failLines(failure.code, failure.message);
+      }
       const delay = failure.retryable ? httpPollDelayMs(poll, supplierOrder.attempts) : poll.maxDelayMs;
       return {
         ...unchanged,

@@ -25,7 +25,7 @@ import {
 import { requoteExpiredLines } from './sonata-expired-quotes.js';
 import { chargeOf, lineProgress } from './sonata-line-progress.js';
 import type { SonataRequoteDeps } from './sonata-requote.js';
-import { cancelledUnsentLines, failedLines } from './step-lines.js';
+import { cancelledUnsentLines, failedLines, placementRefused } from './step-lines.js';
 import type { SupplierOrderStep, SupplierOrderStepper } from './worker.js';
 
 /** What the Sonata step needs. */
@@ -66,17 +66,6 @@ export function nextPollDelayMs(settings: SonataSourceSettings, attempts: number
 }
 
 /**
- * The codes of an answer the seller sent but the gateway could not read (docs/supplier-contract.md): a body
- * that is not JSON, too large, not the MEF document's shape, or a status the call does not expect. Unlike a
- * refusal, such an answer to `POST /productOrder` does not say that the seller took nothing.
- */
-const unreadableAnswerCodes: ReadonlySet<string> = new Set([
-  'MALFORMED_RESPONSE',
-  'RESPONSE_TOO_LARGE',
-  'INVALID_RESPONSE',
-]);
-
-/**
  * The Sonata step of the order worker.
  *
  * - Placing: the items are the supplier order's lines (item id = line id) with their quote terms; the
@@ -90,7 +79,7 @@ const unreadableAnswerCodes: ReadonlySet<string> = new Set([
  * - A retryable failure (timeouts, 5xx) is recorded and tried again after the back-off; a final refusal of
  *   the placement itself (its 400/422/401, bad settings) fails the lines with its code; a final failure of a
  *   lookup or a read is tried again at the longest back-off (the order may exist, and must not be lost). So
- *   is an answer to the placement that cannot be read ({@link unreadableAnswerCodes}): the seller may have
+ *   is an answer to the placement that cannot be read (`placementRefused`): the seller may have
  *   taken the order, so the next attempt looks it up by `externalId` before it sends anything again.
  */
 export function createSonataOrderStep(options: SonataStepOptions): SupplierOrderStepper {
@@ -302,7 +291,7 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
         // The worker stops: whoever claims next takes it up at once.
         return { ...unchanged, readAt, nextCheckAt: now(), errorCode: null, errorMessage: null, lines: [] };
       }
-      if (!failure.retryable && posting && !unreadableAnswerCodes.has(failure.code)) {
+      if (!failure.retryable && posting && placementRefused(failure.code)) {
         const failed = failLines(failure.code, failure.message);
         return { ...failed, lines: withRequoted(failed.lines, requoted) };
       }

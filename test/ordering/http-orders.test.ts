@@ -119,6 +119,12 @@ describe('orders of http suppliers', () => {
       timeoutMs: 300,
       first: 'POST /orders 201',
     },
+    {
+      answer: 'with a body that is not an order',
+      knobs: { place: 'garbled' },
+      timeoutMs: undefined,
+      first: 'POST /orders 201',
+    },
   ])(
     'when the placement is answered $answer, then the order is found by its external_id and followed: one order at the supplier',
     async ({ knobs, timeoutMs, first }) => {

@@ -53,8 +53,11 @@ export interface OrderDesk {
 interface OrderKnobs {
   outcome: SimulatedOrderOutcome | 'refuse';
   stepMs: number;
-  /** `500`: the placement is kept, then answered 500; `late`: kept, then answered after `lateAnswerMs`. */
-  place: 'answer' | '500' | 'late';
+  /**
+   * `500`: the placement is kept, then answered 500; `late`: kept, then answered after `lateAnswerMs`;
+   * `garbled`: kept, then answered 201 with a body that is not the contract's order.
+   */
+  place: 'answer' | '500' | 'late' | 'garbled';
   lateAnswerMs: number;
   cancel: SimulatedCancelOutcome;
   cancelStepMs: number;
@@ -71,7 +74,7 @@ function knobsOf(url: URL, stepMs: number): OrderKnobs {
   return {
     outcome: order === 'fail' || order === 'refuse' ? order : 'complete',
     stepMs: step,
-    place: place === '500' || place === 'late' ? place : 'answer',
+    place: place === '500' || place === 'late' || place === 'garbled' ? place : 'answer',
     lateAnswerMs: number('late_answer_ms', 2_000),
     cancel: url.searchParams.get('cancel') === 'decline' ? 'decline' : 'accept',
     cancelStepMs: number('cancel_step_ms', step),
@@ -92,8 +95,8 @@ const issueText = (issue: { path: PropertyKey[]; message: string } | undefined) 
  * Opens the order desk of a supplier simulator (docs/supplier-contract.md, "Ordering"): `POST /orders`
  * (idempotent on `external_id`), `GET /orders/{id}`, `GET /orders?external_id=…`,
  * `POST /orders/{id}/cancel`. Knobs in the query string: `order=complete|fail|refuse` (refuse: 422, nothing
- * kept), `step_ms=<ms>` between item states (default `stepMs`), `place=500|late` (the order is kept, then
- * answered 500, or after `late_answer_ms`), `cancel=accept|decline`, `cancel_step_ms=<ms>` from an
+ * kept), `step_ms=<ms>` between item states (default `stepMs`), `place=500|late|garbled` (the order is kept,
+ * then answered 500, after `late_answer_ms`, or 201 with a body that is not an order), `cancel=accept|decline`, `cancel_step_ms=<ms>` from an
  * accepted cancellation to `done` (default the step).
  */
 export function createOrderDesk(catalog: CatalogFile, stepMs: number, now: () => number): OrderDesk {
@@ -138,6 +141,7 @@ export function createOrderDesk(catalog: CatalogFile, stepMs: number, now: () =>
       };
       orders.push(order);
       if (knobs.place === '500') return error(500, 'The order was taken, but the answer failed.');
+      if (knobs.place === 'garbled') return { status: 201, body: { order: 'taken' }, delayMs: 0 };
       return view(order, 201, knobs.place === 'late' ? knobs.lateAnswerMs : 0);
     }
     if (path === '/orders' && method === 'GET') {
