@@ -72,16 +72,16 @@ const base64url = (value: string) => Buffer.from(value).toString('base64url');
 const jwtHeader = base64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
 
 /**
- * The gateway's `sse_jwt` for `topic`: HS256, `{mercure: {publish: [], subscribe: [topic]}, iat, exp: iat +
- * 600}`, handed out again for 60 s after it was signed, as the gateway does (`EVENT_STREAM_TOKEN_REUSE_SECONDS`).
+ * The gateway's `sse_jwt` with `claims` (its topics and session, as the gateway signs them for the bench's
+ * token: `BENCH_SSE_CLAIMS`): HS256, `{...claims, iat, exp: iat + 600}`, handed out again for 60 s after it
+ * was signed, as the gateway does (`EVENT_STREAM_TOKEN_REUSE_SECONDS`).
  */
-function eventStreamTokens(signingSecret: string, topic: string): () => string {
+function eventStreamTokens(signingSecret: string, claims: Readonly<Record<string, unknown>>): () => string {
   let issued = { token: '', iat: -1 };
   return () => {
     const now = Math.floor(Date.now() / 1000);
     if (now >= issued.iat && now - issued.iat < 60) return issued.token;
-    const claims = { mercure: { publish: [], subscribe: [topic] }, iat: now, exp: now + 600 };
-    const payload = base64url(JSON.stringify(claims));
+    const payload = base64url(JSON.stringify({ ...claims, iat: now, exp: now + 600 }));
     const signature = createHmac('sha256', signingSecret)
       .update(`${jwtHeader}.${payload}`)
       .digest('base64url');
@@ -212,14 +212,13 @@ export function serveRawCeiling(options: {
   store: RawStore;
   instanceId: string;
   signingSecret: string;
+  /** The `sse_jwt` claims besides `iat` and `exp`, in the gateway's order (`BENCH_SSE_CLAIMS`). */
+  eventStreamClaims: Readonly<Record<string, unknown>>;
   port: number;
   host: string;
 }): Server {
   const { store } = options;
-  const eventStreamToken = eventStreamTokens(
-    options.signingSecret,
-    `${options.instanceId}/availability_request`,
-  );
+  const eventStreamToken = eventStreamTokens(options.signingSecret, options.eventStreamClaims);
 
   async function listRequests(res: ServerResponse, query: URLSearchParams) {
     const page = pageOf(query);
@@ -288,4 +287,18 @@ export function serveRawCeiling(options: {
     void Promise.resolve(store.close()).finally(() => process.exit(0));
   });
   return server;
+}
+
+/**
+ * The `sse_jwt` claims a raw ceiling signs, from `BENCH_SSE_CLAIMS` (a JSON object: the gateway's claims for
+ * the bench's token, without `iat` and `exp`).
+ *
+ * @throws Error when the variable is missing or not a JSON object.
+ */
+export function eventStreamClaimsFromEnvironment(): Record<string, unknown> {
+  const claims: unknown = JSON.parse(process.env.BENCH_SSE_CLAIMS ?? 'null');
+  if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) {
+    throw new Error('BENCH_SSE_CLAIMS (the gateway’s sse_jwt claims, a JSON object) is required');
+  }
+  return claims as Record<string, unknown>;
 }

@@ -1,5 +1,11 @@
 import pg from 'pg';
-import { type CountedList, type PreparedElement, type RawStore, serveRawCeiling } from './raw-documents.js';
+import {
+  type CountedList,
+  eventStreamClaimsFromEnvironment,
+  type PreparedElement,
+  type RawStore,
+  serveRawCeiling,
+} from './raw-documents.js';
 
 /*
  * The PostgreSQL ceiling of the HTTP scenarios: plain node:http and node-postgres (the gateway's driver), a
@@ -9,7 +15,7 @@ import { type CountedList, type PreparedElement, type RawStore, serveRawCeiling 
  * (`raw-documents.ts`), with the gateway's SQL — the same indexes, the bytewise (`collate "C"`) orders,
  * totals from `list_totals`, the name filter as `LIKE` on the trigram index — done the cheapest way:
  * timestamps come as epoch milliseconds, and a batch is three `INSERT … SELECT FROM unnest(…)` in one
- * statement. Environment: PORT, HOST, DATABASE_URL (postgres://), BENCH_INSTANCE_ID, DATABASE_POOL_SIZE,
+ * statement. Environment: PORT, HOST, DATABASE_URL (postgres://), BENCH_INSTANCE_ID, BENCH_SSE_CLAIMS, DATABASE_POOL_SIZE,
  * TOKEN_SIGNING_SECRET when the gateway gets one (else the secret kept in the database, as the gateway).
  */
 
@@ -143,6 +149,7 @@ const store: RawStore = {
 serveRawCeiling({
   store,
   instanceId,
+  eventStreamClaims: eventStreamClaimsFromEnvironment(),
   signingSecret:
     process.env.TOKEN_SIGNING_SECRET ??
     (

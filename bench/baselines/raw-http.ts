@@ -1,12 +1,18 @@
 import Database from 'better-sqlite3';
-import { type CountedList, type PreparedElement, type RawStore, serveRawCeiling } from './raw-documents.js';
+import {
+  type CountedList,
+  eventStreamClaimsFromEnvironment,
+  type PreparedElement,
+  type RawStore,
+  serveRawCeiling,
+} from './raw-documents.js';
 
 /*
  * The SQLite ceiling of the HTTP scenarios: plain node:http and better-sqlite3 prepared statements, no
  * framework, no ORM, no auth. It opens the same seeded database file as the gateway and answers
  * byte-for-byte the gateway's REST documents for the list pages and the batch create (`raw-documents.ts`),
  * doing the same SQL work in the cheapest way. Environment: PORT, HOST, DATABASE_URL, BENCH_INSTANCE_ID (the
- * instance it serves), TOKEN_SIGNING_SECRET when the gateway gets one (else the secret kept in the database,
+ * instance it serves), BENCH_SSE_CLAIMS (the gateway's `sse_jwt` claims to sign), TOKEN_SIGNING_SECRET when the gateway gets one (else the secret kept in the database,
  * as the gateway), and RAW_LIST_TOTAL: `table` (default) reads an unfiltered list's total from
  * `list_totals`, one primary-key lookup, as the gateway does since migration 0003; `scan` counts it with
  * `count(*)` over the instance's rows, as the gateway did before, so one run can also measure the gateway
@@ -137,6 +143,7 @@ const store: RawStore = {
 serveRawCeiling({
   store,
   instanceId,
+  eventStreamClaims: eventStreamClaimsFromEnvironment(),
   signingSecret:
     process.env.TOKEN_SIGNING_SECRET ??
     (db

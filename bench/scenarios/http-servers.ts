@@ -31,6 +31,11 @@ export interface RunningServers {
   /** `X-Auth-Token` for the gateway (client credentials of `instance`; lives an hour). */
   token: string;
   instance: DatasetInstance;
+  /**
+   * The claims of the gateway's `sse_jwt` for `token`, without `iat` and `exp` (its topics, `sid`, `app`), in
+   * the gateway's order: the raw ceilings sign the same ones.
+   */
+  eventStreamClaims: Record<string, unknown>;
 }
 
 /** The store the gateway and its raw ceiling serve: the seeded SQLite file, or its copy in PostgreSQL. */
@@ -125,12 +130,12 @@ export class HttpServers {
 
   private async startScanCeiling(context: BenchContext): Promise<ServerProcess> {
     if (this.store !== 'sqlite') throw new Error('the old-style raw ceiling is measured on SQLite only');
-    const instance = measuredInstance(context);
+    const { instance, eventStreamClaims } = await this.servers(context);
     const path = await this.databaseCopy(context);
     context.log('http: starting the old-style raw ceiling (list totals by count(*))');
     const server = await startServer({
       script: rawCeilingScript.sqlite,
-      env: { DATABASE_URL: path, BENCH_INSTANCE_ID: instance.id, RAW_LIST_TOTAL: 'scan' },
+      env: rawCeilingEnvironment(path, instance, eventStreamClaims, 'scan'),
       readyPath: '/healthz',
     });
     return this.track(server);
@@ -140,24 +145,25 @@ export class HttpServers {
     const instance = measuredInstance(context);
     const gatewayDatabase = await this.databaseCopy(context);
     const rawDatabase = await this.databaseCopy(context);
-    context.log(`http: starting the gateway and the raw node:http ceiling on ${this.store}`);
-    const [gateway, raw] = await Promise.all([
-      startServer({
+    context.log(`http: starting the gateway, then the raw node:http ceiling on ${this.store}`);
+    const gateway = this.track(
+      await startServer({
         script: 'src/main.ts',
         env: { ...gatewayEnvironment, DATABASE_URL: gatewayDatabase },
         readyPath: '/readyz',
       }),
-      startServer({
+    );
+    const token = await signIn(gateway.url, instance);
+    const eventStreamClaims = await gatewayEventStreamClaims(gateway.url, token);
+    // Stopped before its copy is removed (cleanups run in reverse).
+    const raw = this.track(
+      await startServer({
         script: rawCeilingScript[this.store],
-        env: { DATABASE_URL: rawDatabase, BENCH_INSTANCE_ID: instance.id, RAW_LIST_TOTAL: 'table' },
+        env: rawCeilingEnvironment(rawDatabase, instance, eventStreamClaims, 'table'),
         readyPath: '/healthz',
       }),
-    ]);
-    // Stopped before their copies are removed (cleanups run in reverse).
-    this.track(gateway);
-    this.track(raw);
-    const token = await signIn(gateway.url, instance);
-    return { gateway, raw, token, instance };
+    );
+    return { gateway, raw, token, instance, eventStreamClaims };
   }
 
   /** Stops every started server and removes the database copies; safe to call more than once. */
@@ -168,6 +174,38 @@ export class HttpServers {
     this.warmed.clear();
     for (const cleanup of this.cleanups.splice(0).reverse()) await cleanup();
   }
+}
+
+/** A raw ceiling's environment (`bench/baselines/raw-http*.ts`): its database, instance, claims and totals. */
+function rawCeilingEnvironment(
+  databaseUrl: string,
+  instance: DatasetInstance,
+  eventStreamClaims: Record<string, unknown>,
+  listTotal: 'table' | 'scan',
+): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    BENCH_INSTANCE_ID: instance.id,
+    BENCH_SSE_CLAIMS: JSON.stringify(eventStreamClaims),
+    RAW_LIST_TOTAL: listTotal,
+  };
+}
+
+/**
+ * The claims of the `sse_jwt` the gateway hands out with `token` (read off one list page), without `iat`
+ * and `exp`, in the gateway's order: the topics its roles read, and `sid` and `app` naming the session.
+ */
+async function gatewayEventStreamClaims(baseUrl: string, token: string): Promise<Record<string, unknown>> {
+  const page = await fetchText(`${baseUrl}/availability-requests?page_size=1`, {
+    headers: { 'x-auth-token': token },
+  });
+  strictEqual(page.status, 200, `gateway list answered ${page.status}`);
+  const {
+    iat: _iat,
+    exp: _exp,
+    ...claims
+  } = decodeJwt((JSON.parse(page.text) as { sse_jwt: string }).sse_jwt).payload;
+  return claims;
 }
 
 /** BENCHA, the instance every HTTP scenario measures. */
