@@ -27,6 +27,9 @@ const topicReaders: Record<EventStreamTopicKind, readonly Role[]> = {
   order: orderReaders,
 };
 
+/** Every role that reads some topic: who may have an `sse_jwt` at all (computed once, not per request). */
+const anyTopicReaders: readonly Role[] = [...new Set(Object.values(topicReaders).flat())];
+
 /** The Mercure topic of an instance's events of one kind: `<instance_id>/<kind>`. */
 export function eventStreamTopic(instanceId: string, kind: EventStreamTopicKind): string {
   return `${instanceId}/${kind}`;
@@ -77,7 +80,7 @@ const issuedTokens = new WeakMap<CryptoKey, LRUCache<string, { token: string; is
  * @throws {AppError} `UNAUTHENTICATED` without a viewer; `FORBIDDEN` when its roles read no topic.
  */
 export async function issueEventStreamToken(ctx: Context): Promise<string> {
-  const viewer = requireViewer(ctx, [...new Set(Object.values(topicReaders).flat())]);
+  const viewer = requireViewer(ctx, anyTopicReaders);
   const now = Math.floor(ctx.clock.now().getTime() / 1000);
   let issued = issuedTokens.get(ctx.signingKey);
   if (!issued) {
