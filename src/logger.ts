@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { pino } from 'pino';
 import type PinoPretty from 'pino-pretty';
+import { tracingOn } from './telemetry/state.js';
 
 /** The service's structured logger (pino). */
 export type Logger = pino.Logger;
@@ -57,9 +58,15 @@ export function createLogger(level: string, options: { format?: LogFormat } = {}
         ],
         censor: '[redacted]',
       },
-      mixin: traceFields,
-      // pino's default merge writes the line's fields into the mixin's object; the shared empty one stays empty.
-      mixinMergeStrategy: (fields, mixed) => (mixed === noFields ? fields : Object.assign(mixed, fields)),
+      // Only a tracing process has spans to name: without one, lines skip the mixin's work altogether.
+      ...(tracingOn()
+        ? {
+            mixin: traceFields,
+            // pino's default merge writes the line's fields into the mixin's object; the shared empty one stays empty.
+            mixinMergeStrategy: (fields: object, mixed: object) =>
+              mixed === noFields ? fields : Object.assign(mixed, fields),
+          }
+        : {}),
     },
     format === 'pretty'
       ? prettyStream()({
