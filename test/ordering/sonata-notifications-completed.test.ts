@@ -1,10 +1,8 @@
 import getPort from 'get-port';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SonataSeller, startSonataSeller } from '../../src/gathering/simulator/sonata/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { SonataSeller } from '../../src/gathering/simulator/sonata/server.js';
 import { ORDER_HUB_QUERY } from '../../src/ordering/mef-sonata/order-events.js';
-import { registerSonata } from '../gathering/sonata-gateway.js';
-import { sellerSettings } from '../gathering/sources/mef-sonata/fixtures.js';
-import { type Json, startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
+import type { Json } from '../helpers/app.js';
 import { type SonataValidator, sonataValidator } from '../helpers/sonata-openapi.js';
 import {
   expectValidOrderExchanges,
@@ -13,6 +11,7 @@ import {
   sonataQuote,
   supplierLinesEnded,
 } from './sonata-orders-fixtures.js';
+import { sonataWorld } from './sonata-world.js';
 
 /*
  * Issue 35, "followed to completed … by notifications": a quote with products of two Sonata sellers that
@@ -50,54 +49,39 @@ const withSeconds = (line: Json) => ({
 });
 
 describe('an order at two notifying sellers and a manual line, followed to completed', () => {
-  let seller: SonataSeller;
-  let server: TestServer;
-  let admin: TestTenant;
-  const sourceIds: string[] = [];
-
-  beforeAll(async () => {
-    seller = await startSonataSeller({ behaviour: { stepMs: 20 } });
-    const port = await getPort({ host: '127.0.0.1' });
-    server = await startTestServer({
-      env: { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
-    });
-    admin = await server.tenant({ demoCatalog: false, roles: ['instance_admin', 'connectivity_check'] });
-    for (const { key, network } of sellers) {
-      sourceIds.push(
-        await registerSonata(admin, key, network, sellerSettings(seller, key, 'notify', 'notifications')),
-      );
-    }
-  });
-  afterAll(async () => {
-    await server?.close();
-    await seller?.stop();
-  });
+  const world = sonataWorld(
+    sellers.map(({ key, network }) => ({ key, network, mode: 'notify', interaction: 'notifications' })),
+    async () => {
+      const port = await getPort({ host: '127.0.0.1' });
+      return { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` };
+    },
+  );
 
   it('when the quote is ordered once, then each seller gets one productOrder, every supplier line completes with its inventory product through the sellers’ events, and the order completes once the router is moved', async () => {
     const quote = await sonataQuote(
-      admin,
+      world.admin,
       sellers.map(({ network }) => network),
     );
-    const placed = (await admin.api.post('/orders', { quote_id: quote.id })).body.data;
+    const placed = (await world.admin.api.post('/orders', { quote_id: quote.id })).body.data;
     expect(placed.lines.map((line: Json) => [line.fulfilment, line.status])).toEqual([
       ['supplier', 'pending'],
       ['supplier', 'pending'],
       ['manual', 'pending'],
     ]);
-    const followed = await orderWhen(admin, placed.id, supplierLinesEnded);
+    const followed = await orderWhen(world.admin, placed.id, supplierLinesEnded);
     expect(followed.status).toBe('in_progress');
     const router = placed.lines[2];
-    const moved = await admin.api.request('PATCH', `/orders/${placed.id}/lines/${router.id}`, {
+    const moved = await world.admin.api.request('PATCH', `/orders/${placed.id}/lines/${router.id}`, {
       body: { status: 'completed', note: 'Router shipped' },
     });
     expect(moved.status).toBe(200);
-    const final = (await admin.api.get(`/orders/${placed.id}`)).body.data;
-    await seller.settled();
+    const final = (await world.admin.api.get(`/orders/${placed.id}`)).body.data;
+    await world.seller.settled();
 
     // Each seller: its order listener registered once, one productOrder, reads only after its events.
     const sellerLines: Json[] = [];
     for (const [index, { key }] of sellers.entries()) {
-      const exchanges = exchangesOf(seller, key);
+      const exchanges = exchangesOf(world.seller, key);
       const hubs = exchanges.filter(
         (exchange) =>
           exchange.method === 'POST' && exchange.path.endsWith('/productOrderingManagement/v10/hub'),
@@ -115,9 +99,9 @@ describe('an order at two notifying sellers and a manual line, followed to compl
       const reads = exchanges.filter(
         (exchange) => exchange.method === 'GET' && exchange.path.endsWith(`/productOrder/${sellerOrder.id}`),
       );
-      const events = seller.notifications.filter(
+      const events = world.seller.notifications.filter(
         (notification) =>
-          notification.url.includes(`/sonata-callbacks/${sourceIds[index]}/`) &&
+          notification.url.includes(`/sonata-callbacks/${world.sourceIds[key]}/`) &&
           notification.url.includes('/productOrderingNotification/v10/listener/'),
       );
       expect(events.length).toBeGreaterThan(0);
@@ -130,7 +114,7 @@ describe('an order at two notifying sellers and a manual line, followed to compl
       expect(reads.map((exchange) => exchange.status)).toEqual(reads.map(() => 200));
       expect(reads.length).toBeGreaterThan(0);
       expect(reads.length).toBeLessThanOrEqual(events.length);
-      expect(orderCalls(seller, key).filter((call) => call.startsWith('POST'))).toEqual([
+      expect(orderCalls(world.seller, key).filter((call) => call.startsWith('POST'))).toEqual([
         'POST /hub 201',
         'POST /productOrder 201',
       ]);
@@ -200,6 +184,6 @@ describe('an order at two notifying sellers and a manual line, followed to compl
       updated_at: moved.body.data.updated_at,
       _document_type: 'order',
     });
-    expectValidOrderExchanges(seller, validator);
+    expectValidOrderExchanges(world.seller, validator);
   });
 });

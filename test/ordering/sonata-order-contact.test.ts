@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SonataSeller, startSonataSeller } from '../../src/gathering/simulator/sonata/server.js';
-import { registerSonata } from '../gathering/sonata-gateway.js';
-import { buyerContact, sellerSettings } from '../gathering/sources/mef-sonata/fixtures.js';
-import { type Json, startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buyerContact } from '../gathering/sources/mef-sonata/fixtures.js';
+import type { Json } from '../helpers/app.js';
 import { type SonataValidator, sonataValidator } from '../helpers/sonata-openapi.js';
 import {
   expectValidOrderExchanges,
@@ -11,6 +9,7 @@ import {
   supplierLinesEnded,
   supplierOrdersOf,
 } from './sonata-orders-fixtures.js';
+import { sonataWorld } from './sonata-world.js';
 
 /*
  * Issue 35, item 3 (MEF 123 R13, R14): the order's `contact` — POST /orders `contact`, GraphQL
@@ -47,42 +46,26 @@ function contactsOf(person: { name: string; emailAddress: string; number: string
 }
 
 describe('the contact of a Sonata order', () => {
-  let seller: SonataSeller;
-  let server: TestServer;
-  let admin: TestTenant;
-  const sources: Record<string, string> = {};
-
-  beforeAll(async () => {
-    seller = await startSonataSeller({ behaviour: { stepMs: 20 } });
-    server = await startTestServer();
-    admin = await server.tenant({ demoCatalog: false, roles: ['instance_admin', 'connectivity_check'] });
-    sources.kpn = await registerSonata(
-      admin,
-      'kpn-wba',
-      'KPN',
-      sellerSettings(seller, 'kpn-wba', 'instant', 'instant'),
-    );
-    sources.eurofiber = await registerSonata(
-      admin,
-      'eurofiber',
-      'Eurofiber',
-      sellerSettings(seller, 'eurofiber', 'instant', 'instant', { buyerContact: eurofiberContact }),
-    );
-  });
-  afterAll(async () => {
-    await server?.close();
-    await seller?.stop();
-  });
+  const world = sonataWorld([
+    { key: 'kpn-wba', network: 'KPN', mode: 'instant', interaction: 'instant' },
+    {
+      key: 'eurofiber',
+      network: 'Eurofiber',
+      mode: 'instant',
+      interaction: 'instant',
+      fields: { buyerContact: eurofiberContact },
+    },
+  ]);
 
   /**
    * The contacts each seller received in the order's productOrder, by source id: the order's and each
    * item's `relatedContactInformation`. Waits for the order's supplier lines to end first.
    */
   async function receivedContacts(orderId: string): Promise<Record<string, Json>> {
-    await orderWhen(admin, orderId, supplierLinesEnded);
+    await orderWhen(world.admin, orderId, supplierLinesEnded);
     const received: Record<string, Json> = {};
-    for (const supplierOrder of await supplierOrdersOf(server, orderId)) {
-      const posts = seller.exchanges.filter(
+    for (const supplierOrder of await supplierOrdersOf(world.server, orderId)) {
+      const posts = world.seller.exchanges.filter(
         (exchange) =>
           exchange.method === 'POST' &&
           exchange.path.endsWith('/productOrder') &&
@@ -96,18 +79,18 @@ describe('the contact of a Sonata order', () => {
         item: body.productOrderItem[0].relatedContactInformation,
       };
     }
-    expectValidOrderExchanges(seller, validator);
+    expectValidOrderExchanges(world.seller, validator);
     return received;
   }
 
   it('when POST /orders names a contact, then each seller receives it in every buyer role of the order and its items, instead of its source’s buyer contact', async () => {
-    const quote = await sonataQuote(admin, ['KPN', 'Eurofiber']);
+    const quote = await sonataQuote(world.admin, ['KPN', 'Eurofiber']);
     const contact = {
       name: 'Acme site manager',
       email_address: 'site@acme.example',
       number: '+31 6 1234 5678',
     };
-    const placed = await admin.api.post('/orders', { quote_id: quote.id, contact });
+    const placed = await world.admin.api.post('/orders', { quote_id: quote.id, contact });
     expect(placed.status).toBe(201);
 
     const given = contactsOf({
@@ -116,33 +99,33 @@ describe('the contact of a Sonata order', () => {
       number: contact.number,
     });
     expect(await receivedContacts(placed.body.data.id)).toEqual({
-      [sources.kpn as string]: given,
-      [sources.eurofiber as string]: given,
+      [world.sourceIds['kpn-wba'] as string]: given,
+      [world.sourceIds.eurofiber as string]: given,
     });
   });
 
   it('when placeOrder names a contact without a number, then each seller receives it in every role, with its own source’s buyer contact number', async () => {
-    const quote = await sonataQuote(admin, ['KPN', 'Eurofiber']);
-    const result = await admin.api.graphql(PLACE_ORDER, {
+    const quote = await sonataQuote(world.admin, ['KPN', 'Eurofiber']);
+    const result = await world.admin.api.graphql(PLACE_ORDER, {
       input: { quoteId: quote.id, contact: { name: 'Acme NOC', emailAddress: 'noc@acme.example' } },
     });
     expect(result.errors).toBeUndefined();
 
     const person = { name: 'Acme NOC', emailAddress: 'noc@acme.example' };
     expect(await receivedContacts(result.data.placeOrder.order.id)).toEqual({
-      [sources.kpn as string]: contactsOf({ ...person, number: buyerContact.number }),
-      [sources.eurofiber as string]: contactsOf({ ...person, number: eurofiberContact.number }),
+      [world.sourceIds['kpn-wba'] as string]: contactsOf({ ...person, number: buyerContact.number }),
+      [world.sourceIds.eurofiber as string]: contactsOf({ ...person, number: eurofiberContact.number }),
     });
   });
 
   it('when the order names no contact, then each seller receives its own source’s buyer contact in every role', async () => {
-    const quote = await sonataQuote(admin, ['KPN', 'Eurofiber']);
-    const placed = await admin.api.post('/orders', { quote_id: quote.id });
+    const quote = await sonataQuote(world.admin, ['KPN', 'Eurofiber']);
+    const placed = await world.admin.api.post('/orders', { quote_id: quote.id });
     expect(placed.status).toBe(201);
 
     expect(await receivedContacts(placed.body.data.id)).toEqual({
-      [sources.kpn as string]: contactsOf(buyerContact),
-      [sources.eurofiber as string]: contactsOf(eurofiberContact),
+      [world.sourceIds['kpn-wba'] as string]: contactsOf(buyerContact),
+      [world.sourceIds.eurofiber as string]: contactsOf(eurofiberContact),
     });
   });
 });

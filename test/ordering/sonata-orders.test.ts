@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SonataSeller, startSonataSeller } from '../../src/gathering/simulator/sonata/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { registerSonata } from '../gathering/sonata-gateway.js';
 import { sellerSettings } from '../gathering/sources/mef-sonata/fixtures.js';
-import { type Json, startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
+import type { Json } from '../helpers/app.js';
 import { type SonataValidator, sonataValidator } from '../helpers/sonata-openapi.js';
 import {
   expectValidOrderExchanges,
@@ -12,6 +11,7 @@ import {
   supplierLinesEnded,
   supplierOrdersOf,
 } from './sonata-orders-fixtures.js';
+import { sonataWorld } from './sonata-world.js';
 
 /*
  * Issue 35 end to end: a quote with products of two Sonata sellers and an instance product, ordered through
@@ -26,37 +26,16 @@ beforeAll(async () => {
 });
 
 describe('orders placed at Sonata sellers, followed by polling', () => {
-  let seller: SonataSeller;
-  let server: TestServer;
-  let admin: TestTenant;
-  let kpnId: string;
-  let eurofiberId: string;
-
-  beforeAll(async () => {
-    seller = await startSonataSeller({ behaviour: { stepMs: 20 } });
-    server = await startTestServer();
-    admin = await server.tenant({ demoCatalog: false, roles: ['instance_admin', 'connectivity_check'] });
-    kpnId = await registerSonata(
-      admin,
-      'kpn-wba',
-      'KPN',
-      sellerSettings(seller, 'kpn-wba', 'instant', 'instant'),
-    );
-    eurofiberId = await registerSonata(
-      admin,
-      'eurofiber',
-      'Eurofiber',
-      sellerSettings(seller, 'eurofiber', 'deferred', 'deferred'),
-    );
-  });
-  afterAll(async () => {
-    await server?.close();
-    await seller?.stop();
-  });
+  const world = sonataWorld([
+    { key: 'kpn-wba', network: 'KPN', mode: 'instant', interaction: 'instant' },
+    { key: 'eurofiber', network: 'Eurofiber', mode: 'deferred', interaction: 'deferred' },
+  ]);
+  const kpnId = () => world.sourceIds['kpn-wba'];
+  const eurofiberId = () => world.sourceIds.eurofiber;
 
   it('when a quote of two sellers and a router is ordered, then each seller gets one order and every supplier line completes with its inventory product', async () => {
-    const quote = await sonataQuote(admin, ['KPN', 'Eurofiber']);
-    const placed = await admin.api.post('/orders', { quote_id: quote.id });
+    const quote = await sonataQuote(world.admin, ['KPN', 'Eurofiber']);
+    const placed = await world.admin.api.post('/orders', { quote_id: quote.id });
     expect(placed.status).toBe(201);
     expect(placed.body.data.lines.map((line: Json) => [line.name, line.fulfilment, line.status])).toEqual(
       quote.products.map((line: Json) => [
@@ -67,19 +46,19 @@ describe('orders placed at Sonata sellers, followed by polling', () => {
     );
     const orderId = placed.body.data.id;
 
-    const followed = await orderWhen(admin, orderId, supplierLinesEnded);
+    const followed = await orderWhen(world.admin, orderId, supplierLinesEnded);
     expect(followed.status).toBe('in_progress');
-    const supplierOrders = await supplierOrdersOf(server, orderId);
+    const supplierOrders = await supplierOrdersOf(world.server, orderId);
     expect(supplierOrders.map((each) => [each.sourceId, each.status, each.sellerState]).sort()).toEqual(
       [
-        [kpnId, 'ended', 'completed'],
-        [eurofiberId, 'ended', 'completed'],
+        [kpnId(), 'ended', 'completed'],
+        [eurofiberId(), 'ended', 'completed'],
       ].sort(),
     );
     for (const [index, sourceKey] of ['kpn-wba', 'eurofiber'].entries()) {
       const line = followed.lines[index];
-      const supplierOrder = supplierOrders.find((each) => each.sourceId === [kpnId, eurofiberId][index]);
-      const posted = seller.exchanges.filter(
+      const supplierOrder = supplierOrders.find((each) => each.sourceId === [kpnId(), eurofiberId()][index]);
+      const posted = world.seller.exchanges.filter(
         (exchange) =>
           exchange.path.startsWith(`/sonata/${sourceKey}/`) &&
           exchange.method === 'POST' &&
@@ -88,7 +67,7 @@ describe('orders placed at Sonata sellers, followed by polling', () => {
       expect(posted).toHaveLength(1);
       const sellerOrder = posted[0]?.responseBody as Json;
       expect(sellerOrder.externalId).toBe(supplierOrder?.id);
-      const read = seller.exchanges.filter(
+      const read = world.seller.exchanges.filter(
         (exchange) =>
           exchange.path.startsWith(`/sonata/${sourceKey}/`) &&
           exchange.method === 'GET' &&
@@ -120,25 +99,29 @@ describe('orders placed at Sonata sellers, followed by polling', () => {
         status_changed_by_user_id: null,
         _document_type: 'order_line',
       });
-      expect(orderCalls(seller, sourceKey)[0]).toBe('POST /productOrder 201');
+      expect(orderCalls(world.seller, sourceKey)[0]).toBe('POST /productOrder 201');
     }
-    expectValidOrderExchanges(seller, validator);
+    expectValidOrderExchanges(world.seller, validator);
 
     // Every supplier line has ended: nothing changes the order now but a manual move.
-    const before = await admin.api.get(`/orders/${orderId}`);
-    const bySupplier = await admin.api.request('PATCH', `/orders/${orderId}/lines/${followed.lines[0].id}`, {
-      body: { status: 'cancelled', note: 'Not by hand' },
-    });
+    const before = await world.admin.api.get(`/orders/${orderId}`);
+    const bySupplier = await world.admin.api.request(
+      'PATCH',
+      `/orders/${orderId}/lines/${followed.lines[0].id}`,
+      {
+        body: { status: 'cancelled', note: 'Not by hand' },
+      },
+    );
     expect(bySupplier.status).toBe(409);
     expect(bySupplier.body.detail).toBe(
       `Line ${followed.lines[0].id} is fulfilled by its supplier; only manual lines are moved by hand.`,
     );
     // Refused and nothing written: the order (its `updated_at` too) and the supplier line are as they were.
-    const after = await admin.api.get(`/orders/${orderId}`);
+    const after = await world.admin.api.get(`/orders/${orderId}`);
     expect(after.status).toBe(200);
     expect(after.body.data).toEqual(before.body.data);
     const manual = followed.lines[2];
-    const done = await admin.api.request('PATCH', `/orders/${orderId}/lines/${manual.id}`, {
+    const done = await world.admin.api.request('PATCH', `/orders/${orderId}/lines/${manual.id}`, {
       body: { status: 'completed', note: 'Router shipped' },
     });
     expect(done.body.data.status).toBe('completed');
@@ -146,14 +129,14 @@ describe('orders placed at Sonata sellers, followed by polling', () => {
 
   it('when the seller rejects the order, then its lines fail with the seller’s reason and nothing is placed again', async () => {
     await registerSonata(
-      admin,
+      world.admin,
       'tele2',
       'Tele2',
-      sellerSettings(seller, 'tele2', 'instant', 'instant', { query: { order: 'reject' } }),
+      sellerSettings(world.seller, 'tele2', 'instant', 'instant', { query: { order: 'reject' } }),
     );
-    const quote = await sonataQuote(admin, ['Tele2']);
-    const orderId = (await admin.api.post('/orders', { quote_id: quote.id })).body.data.id;
-    const ended = await orderWhen(admin, orderId, supplierLinesEnded);
+    const quote = await sonataQuote(world.admin, ['Tele2']);
+    const orderId = (await world.admin.api.post('/orders', { quote_id: quote.id })).body.data.id;
+    const ended = await orderWhen(world.admin, orderId, supplierLinesEnded);
     const [line] = ended.lines;
     expect([line.status, line.supplier_status, line.error?.code]).toEqual([
       'failed',
@@ -161,9 +144,9 @@ describe('orders placed at Sonata sellers, followed by polling', () => {
       'SUPPLIER_REJECTED',
     ]);
     expect(line.error.message.length).toBeGreaterThan(0);
-    expect(orderCalls(seller, 'tele2').filter((call) => call.startsWith('POST'))).toEqual([
+    expect(orderCalls(world.seller, 'tele2').filter((call) => call.startsWith('POST'))).toEqual([
       'POST /productOrder 201',
     ]);
-    expectValidOrderExchanges(seller, validator);
+    expectValidOrderExchanges(world.seller, validator);
   });
 });

@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SonataSeller, startSonataSeller } from '../../src/gathering/simulator/sonata/server.js';
-import { registerSonata } from '../gathering/sonata-gateway.js';
-import { sellerSettings } from '../gathering/sources/mef-sonata/fixtures.js';
-import { type Json, startTestServer, type TestServer, type TestTenant } from '../helpers/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Json } from '../helpers/app.js';
 import { type SonataValidator, sonataValidator } from '../helpers/sonata-openapi.js';
 import { answersTo, sellerCharge } from '../ordering/sonata-charges-fixtures.js';
 import { expectValidOrderExchanges, orderWhen, sonataQuote } from '../ordering/sonata-orders-fixtures.js';
+import { sonataWorld } from '../ordering/sonata-world.js';
 
 /*
  * Issue 35, items 4 and 7: `respondToCharge` over GraphQL, against a simulated seller that holds the item
@@ -29,36 +27,24 @@ beforeAll(async () => {
 });
 
 describe('respondToCharge over GraphQL', () => {
-  let seller: SonataSeller;
-  let server: TestServer;
-  let admin: TestTenant;
-
-  beforeAll(async () => {
-    seller = await startSonataSeller({ behaviour: { stepMs: 20 } });
-    server = await startTestServer();
-    admin = await server.tenant({ demoCatalog: false, roles: ['instance_admin', 'connectivity_check'] });
-    await registerSonata(
-      admin,
-      'kpn-wba',
-      'KPN',
-      sellerSettings(seller, 'kpn-wba', 'instant', 'instant', {
-        query: { order: 'hold-charge', charge_due_ms: '600000' },
-      }),
-    );
-  });
-  afterAll(async () => {
-    await server?.close();
-    await seller?.stop();
-  });
+  const world = sonataWorld([
+    {
+      key: 'kpn-wba',
+      network: 'KPN',
+      mode: 'instant',
+      interaction: 'instant',
+      fields: { query: { order: 'hold-charge', charge_due_ms: '600000' } },
+    },
+  ]);
 
   /** Places an order of a KPN product and a router over GraphQL; the REST order once the seller charged. */
   const heldOrder = async (): Promise<Json> => {
-    const quote = await sonataQuote(admin, ['KPN']);
-    const placed = await admin.api.graphql(PLACE, { input: { quoteId: quote.id } });
+    const quote = await sonataQuote(world.admin, ['KPN']);
+    const placed = await world.admin.api.graphql(PLACE, { input: { quoteId: quote.id } });
     expect(placed.errors).toBeUndefined();
     const order = placed.data.placeOrder.order;
     expect(order.lines.map((line: Json) => line.fulfilment)).toEqual(['SUPPLIER', 'MANUAL']);
-    return orderWhen(admin, order.id, (read) => (read.lines[0]?.charges ?? []).length > 0);
+    return orderWhen(world.admin, order.id, (read) => (read.lines[0]?.charges ?? []).length > 0);
   };
 
   for (const [accept, indicator, itemState] of [
@@ -75,7 +61,7 @@ describe('respondToCharge over GraphQL', () => {
         'awaitingResponse',
       ]);
 
-      const answered = await admin.api.graphql(RESPOND, {
+      const answered = await world.admin.api.graphql(RESPOND, {
         input: { orderId: held.id, lineId: line.id, chargeId: charge.id, accept },
       });
 
@@ -88,7 +74,7 @@ describe('respondToCharge over GraphQL', () => {
           id: charge.id,
           state: 'completed',
           // The seller's due date as a DateTime (UTC, to the millisecond).
-          responseDueDate: new Date(sellerCharge(seller, charge.id).responseDueDate).toISOString(),
+          responseDueDate: new Date(sellerCharge(world.seller, charge.id).responseDueDate).toISOString(),
           items: [
             {
               id: charge.items[0].id,
@@ -102,16 +88,16 @@ describe('respondToCharge over GraphQL', () => {
           ],
         },
       ]);
-      expect(answersTo(seller, charge.id)).toEqual([
+      expect(answersTo(world.seller, charge.id)).toEqual([
         [200, { chargeItem: [{ id: charge.items[0].id, acceptanceIndicator: indicator }] }],
       ]);
-      const read = await admin.api.get(`/orders/${held.id}`);
+      const read = await world.admin.api.get(`/orders/${held.id}`);
       expect(read.body.data.lines[0].charges[0]).toEqual({
         ...charge,
         state: 'completed',
         items: [{ ...charge.items[0], state: itemState }],
       });
-      expectValidOrderExchanges(seller, validator);
+      expectValidOrderExchanges(world.seller, validator);
     });
   }
 });
