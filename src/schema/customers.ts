@@ -6,8 +6,10 @@ import {
   createCustomer,
   customerConnection,
   findCustomerForViewer,
+  getCustomer,
 } from '../resolvers/customers.js';
 import { loadersFor } from '../resolvers/loaders.js';
+import { assignPricePlan } from '../resolvers/price-plans.js';
 import { createProject, findProjectForViewer } from '../resolvers/projects.js';
 import { AvailabilityRequest } from './availability-requests.js';
 import { builder } from './builder.js';
@@ -220,5 +222,22 @@ builder.mutationField('createProject', (t) =>
     resolve: async (_root, args, ctx) => ({
       project: await createProject(ctx, { customerId: String(args.input.customerId), name: args.input.name }),
     }),
+  }),
+);
+
+builder.mutationField('assignPricePlan', (t) =>
+  t.field({
+    type: builder
+      .objectRef<{ customer: CustomerRecord }>('AssignPricePlanPayload')
+      .implement({ fields: (f) => ({ customer: f.field({ type: Customer, resolve: (p) => p.customer }) }) }),
+    description: 'Gives a customer a price plan; requests created afterwards use it (instance admins only).',
+    args: { customerId: t.arg.id({ required: true }), pricePlanId: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const { customerId } = await assignPricePlan(ctx, {
+        customerId: String(args.customerId),
+        pricePlanId: String(args.pricePlanId),
+      });
+      return { customer: await getCustomer(ctx, customerId) };
+    },
   }),
 );

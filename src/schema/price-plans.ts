@@ -1,9 +1,7 @@
-import type { CustomerRecord, PricePlanWithRules } from '../db/rows.js';
+import type { PricePlanWithRules } from '../db/rows.js';
 import type { PricingRule } from '../gathering/pricing.js';
-import { getCustomer } from '../resolvers/customers.js';
-import { assignPricePlan, createPricePlan, pricePlans } from '../resolvers/price-plans.js';
+import { createPricePlan, pricePlans } from '../resolvers/price-plans.js';
 import { builder } from './builder.js';
-import { Customer } from './customers.js';
 import { withoutNulls } from './inputs.js';
 
 const percent = (bp: number) => bp / 100;
@@ -91,22 +89,5 @@ builder.mutationField('createPricePlan', (t) =>
     resolve: async (_root, args, ctx) => ({
       pricePlan: await createPricePlan(ctx, withoutNulls(args.input)),
     }),
-  }),
-);
-
-builder.mutationField('assignPricePlan', (t) =>
-  t.field({
-    type: builder
-      .objectRef<{ customer: CustomerRecord }>('AssignPricePlanPayload')
-      .implement({ fields: (f) => ({ customer: f.field({ type: Customer, resolve: (p) => p.customer }) }) }),
-    description: 'Gives a customer a price plan; requests created afterwards use it (instance admins only).',
-    args: { customerId: t.arg.id({ required: true }), pricePlanId: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => {
-      const { customerId } = await assignPricePlan(ctx, {
-        customerId: String(args.customerId),
-        pricePlanId: String(args.pricePlanId),
-      });
-      return { customer: await getCustomer(ctx, customerId) };
-    },
   }),
 );
