@@ -110,16 +110,19 @@ describe('an order at two notifying sellers and a manual line, followed to compl
         events.every((event) => (event.body as Json).event.id === sellerOrder.id),
         `${key}: events of its one order`,
       ).toBe(true);
-      // The notify seller throttles a read no event announced: none was.
-      expect(reads.map((exchange) => exchange.status)).toEqual(reads.map(() => 200));
-      expect(reads.length).toBeGreaterThan(0);
-      expect(reads.length).toBeLessThanOrEqual(events.length);
+      // The notify seller throttles (429) a read no event announced. The gateway reads after events only, so
+      // its answered reads are no more than the events; a read that follows a step an event hurried may find
+      // that event already read (429 on a loaded machine), which the gateway waits out for the next event.
+      const answered = reads.filter((exchange) => exchange.status === 200);
+      expect(reads.filter((exchange) => ![200, 429].includes(exchange.status))).toEqual([]);
+      expect(answered.length).toBeGreaterThan(0);
+      expect(answered.length).toBeLessThanOrEqual(events.length);
       expect(orderCalls(world.seller, key).filter((call) => call.startsWith('POST'))).toEqual([
         'POST /hub 201',
         'POST /productOrder 201',
       ]);
 
-      const lastRead = reads.at(-1) as Json;
+      const lastRead = answered.at(-1) as Json;
       const item = lastRead.responseBody.productOrderItem[0];
       expect(item.state).toBe('completed');
       const productReads = exchanges.filter(
