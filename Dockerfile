@@ -6,12 +6,13 @@
 # package.json and the production packages of the lockfile — which test/deploy/read-only-start.test.ts runs
 # into a temporary folder and starts there, read-only, as an unprivileged user.
 
-# Build stage: every dependency (tsc and tsx for the build), with the toolchain better-sqlite3 compiles with
-# when no prebuilt binary can be fetched.
-FROM node:20-bookworm-slim AS build
-RUN apt-get update \
-  && apt-get install -y --no-install-recommends python3 make g++ \
-  && rm -rf /var/lib/apt/lists/*
+# Node.js 24 LTS (supported until 2028-04-30) on Debian 13 in both stages (issue 47).
+#
+# Build stage: every dependency (tsc and tsx for the build). No compiler: better-sqlite3 13 ships its
+# Node-API binaries (linux-x64, linux-arm64) inside its npm package. npm ci also installs the Node.js runtime
+# package of the platform (README, "Runtime"); scripts/assemble-image.ts leaves it out of the image, which runs
+# the base image's node.
+FROM node:24-trixie-slim AS build
 WORKDIR /build
 # swagger-ui-dist's dependency @scarf/scarf reports installs unless told not to.
 ENV SCARF_ANALYTICS=false
@@ -25,7 +26,7 @@ RUN npx tsx scripts/assemble-image.ts --out-dir /image
 
 # Run stage: node and the assembled files, nothing else; owned by root, so the `node` user (uid 1000) that
 # runs them cannot change them even on a writable filesystem.
-FROM node:20-bookworm-slim
+FROM node:24-trixie-slim
 ENV NODE_ENV=production \
   HOST=0.0.0.0 \
   DATABASE_URL=/data/gateway.db

