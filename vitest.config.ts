@@ -15,6 +15,8 @@ const storeless = [
   'test/config.test.ts',
   'test/ids.test.ts',
   'test/runtime-check.test.ts',
+  'test/telemetry/sdk-env.test.ts',
+  'test/telemetry/untraced-loads.test.ts',
   'test/imports.test.ts',
   'test/geo/**',
   'test/bench/stats.test.ts',

@@ -59,6 +59,8 @@ export interface GatewayProcessOptions {
   wrapper?: string[];
   /** The `node` binary to run; the one running the tests (`process.execPath`) by default. */
   node?: string;
+  /** Node's own options before the script (e.g. `--import` of a module that runs first); none by default. */
+  nodeArgs?: string[];
 }
 
 const MAX_OUTPUT = 256 * 1024;
@@ -73,9 +75,12 @@ const MAX_OUTPUT = 256 * 1024;
 export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
   const role = options.role ?? 'api';
   const port = Number(options.env.PORT ?? (await getPort({ host: '127.0.0.1' })));
-  const args = options.build
-    ? [join(options.build, role === 'api' ? 'main.js' : 'worker-main.js')]
-    : ['--import', 'tsx', join('src', role === 'api' ? 'main.ts' : 'worker-main.ts')];
+  const args = [
+    ...(options.nodeArgs ?? []),
+    ...(options.build
+      ? [join(options.build, role === 'api' ? 'main.js' : 'worker-main.js')]
+      : ['--import', 'tsx', join('src', role === 'api' ? 'main.ts' : 'worker-main.ts')]),
+  ];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOST: '127.0.0.1',

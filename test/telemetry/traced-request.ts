@@ -50,20 +50,21 @@ export async function useTracedSource(api: GatewayApi, proxyUrl: string): Promis
 
 /**
  * Creates one availability request over REST (`POST /availability-requests`, the contract's example address)
- * with the caller's `traceparent` (`00-<traceId>-<spanId>-01`) and waits until it completed.
+ * with the caller's `traceparent` (`00-<traceId>-<spanId>-01`, or `-00` when the caller did not sample it)
+ * and waits until it completed.
  *
  * @returns the request's id.
  */
 export async function createTracedRequest(
   api: GatewayApi,
-  caller: { traceId: string; spanId: string },
+  caller: { traceId: string; spanId: string; sampled?: boolean },
 ): Promise<string> {
   const response = await fetch(`${api.base}/availability-requests`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       'x-auth-token': api.token,
-      traceparent: `00-${caller.traceId}-${caller.spanId}-01`,
+      traceparent: `00-${caller.traceId}-${caller.spanId}-${caller.sampled === false ? '00' : '01'}`,
     },
     body: JSON.stringify([contractExampleBatch[0]]),
   });

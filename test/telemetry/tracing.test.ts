@@ -254,6 +254,29 @@ describe(`a traced request (${shared ? 'instance A, worker C, subscriber on B, o
     expect(logged.map((line) => [line.msg, line.span_id])).toContainEqual(['request completed', http.spanId]);
   });
 
+  it('when a caller’s traceparent is not sampled, then its context reaches the supplier with the sampled flag off and no span of its trace is exported', async () => {
+    const unsampledTraceId = '0af7651916cd43dd8448eb211c80319c';
+    await createTracedRequest(api, { traceId: unsampledTraceId, spanId: 'b7ad6b7169203331', sampled: false });
+    const received = proxy.calls().filter((each) => each.traceparent?.includes(unsampledTraceId));
+    expect(
+      received.map((each) => [
+        each.path.split('?')[0],
+        each.traceparent?.replace(/-[0-9a-f]{16}-/, '-<span>-'),
+      ]),
+    ).toEqual([['/suppliers/kpn-wba/availability', `00-${unsampledTraceId}-<span>-00`]]);
+    // A sampled request after it, through the same processes: once its task's spans are exported, the
+    // unsampled one's would have been too (each process exports its spans in the order they ended).
+    const laterTraceId = '7c3f1e2d4b5a69788796a5b4c3d2e1f0';
+    await createTracedRequest(api, { traceId: laterTraceId, spanId: 'a1b2c3d4e5f60718' });
+    await waitFor(
+      async () => receiver.spans().filter((span) => span.traceId === laterTraceId),
+      (found) =>
+        found.some((span) => span.name === 'gathering task') && found.some((span) => span.kind === SERVER),
+      15_000,
+    );
+    expect(receiver.spans().filter((span) => span.traceId === unsampledTraceId)).toEqual([]);
+  });
+
   it('when an order is placed with a traceparent, then its supplier order step continues that trace and the placement sent to the supplier carries it', async () => {
     const worker = shared ? 'gateway-c' : 'gateway-a';
     const gathered = await createTracedRequest(api, {
