@@ -20,6 +20,7 @@ const storeless = [
   'test/imports.test.ts',
   'test/geo/**',
   'test/bench/stats.test.ts',
+  'test/bench/sitting.test.ts',
   'test/bench/process.test.ts',
   'test/server/metrics-process.test.ts',
   // Starts `src/main.ts` on a SQLite file of its own, whatever the project.
