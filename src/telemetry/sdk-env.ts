@@ -54,7 +54,8 @@ function numberFrom(env: SdkEnv, name: keyof SdkEnv, warn: Warn, positive = fals
 
 /**
  * The sampler `OTEL_TRACES_SAMPLER` names, with `OTEL_TRACES_SAMPLER_ARG` as the ratio of the two
- * `traceidratio` samplers (a number in [0, 1]; 1 when missing or out of range, with a warning). `undefined`
+ * `traceidratio` samplers (a number in [0, 1]; 1 when unset, and 1 with a warning when it is no number or
+ * lies outside that range). `undefined`
  * when unset: the provider's own default, `parentbased_always_on`. An unknown name (`jaeger_remote`,
  * `xray`, …) is warned about and leaves the default.
  *
