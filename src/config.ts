@@ -142,7 +142,10 @@ export const configSchema = z.object({
    * `REDIS_URL`, are relayed at once.
    */
   EVENT_RELAY_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
-  /** Attempts per gathering task before it ends as failed. */
+  /**
+   * Attempts per gathering task before it ends as failed, and times its lease may expire (taken over without
+   * costing an attempt) before it ends as `LEASE_EXPIRED`.
+   */
   GATHERING_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
   /**
    * Multiplier on the simulated latency of catalogue sources (1 = as the catalogue declares it,

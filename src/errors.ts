@@ -35,8 +35,9 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly problems: FieldProblem[] = [],
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 
   /**
@@ -58,4 +59,40 @@ export function validationError(problems: FieldProblem[], message = 'The input i
 /** 404 for an id that does not exist in the caller's instance (identical for another instance's id). */
 export function notFound(what: string, id: string): AppError {
   return new AppError('NOT_FOUND', `${what} ${JSON.stringify(id)} was not found.`);
+}
+
+/** A server every instance depends on: the store (SQLite file or PostgreSQL) or Redis. */
+export type Dependency = 'store' | 'redis';
+
+/** How long a caller is asked to wait before retrying when a dependency is down (`Retry-After`, seconds). */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * 503 for a dependency that cannot be reached or cannot take the work now (issue 48): the store unreachable
+ * or restarting, an SQLite file busy beyond its busy timeout or full, Redis down. Nothing is the caller's
+ * fault and nothing was half-done: the caller retries after {@link retryAfterSeconds} (REST sends it as
+ * `Retry-After`, RFC 9110 §10.2.3; GraphQL answers `extensions.code: "UNAVAILABLE"`). The driver's error is
+ * kept as `cause` for the log, never shown.
+ */
+export class DependencyUnavailableError extends AppError {
+  readonly retryAfterSeconds = DEPENDENCY_RETRY_AFTER_SECONDS;
+
+  constructor(
+    readonly dependency: Dependency,
+    options?: ErrorOptions,
+  ) {
+    super(
+      'UNAVAILABLE',
+      dependency === 'store'
+        ? 'The database is unavailable; try again in a few seconds.'
+        : 'Redis is unavailable; try again in a few seconds.',
+      [],
+      options,
+    );
+  }
+}
+
+/** Whether `error` says the store cannot be reached or take the work now (see {@link DependencyUnavailableError}). */
+export function isStoreUnavailable(error: unknown): error is DependencyUnavailableError {
+  return error instanceof DependencyUnavailableError && error.dependency === 'store';
 }

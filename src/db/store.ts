@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { AppError } from '../errors.js';
+import { AppError, DependencyUnavailableError } from '../errors.js';
 import type { StoreOperations } from './contract/index.js';
 import type { PostgresDb } from './postgres/client.js';
 import type { SqliteDb } from './sqlite/client.js';
@@ -23,7 +23,7 @@ export type StoreConnection =
  */
 export interface Store extends StoreOperations {
   readonly connection: StoreConnection;
-  /** Whether the database answers a trivial query now (readiness, `/readyz`); never throws. */
+  /** Whether the database answers a trivial query now (readiness, `/readyz`, `store_up`); never throws. */
   ping(): Promise<boolean>;
   /** Closes the connection (SQLite: stops WAL checkpoints and checkpoints; PostgreSQL: ends the pool). */
   close(): Promise<void>;
@@ -40,6 +40,18 @@ function holdsNul(value: unknown): boolean {
 }
 
 /**
+ * The driver's own error under `error`: the innermost `cause` (drizzle wraps a failed statement's error in a
+ * `DrizzleQueryError` whose message holds the statement and its parameters, which the log need not keep).
+ */
+function driverError(error: unknown): unknown {
+  let current = error;
+  for (let depth = 0; depth < 4 && current instanceof Error && current.cause instanceof Error; depth++) {
+    current = current.cause;
+  }
+  return current;
+}
+
+/**
  * Binds every function of a `queries` module to `db`: `{ f(db, ...args) }` becomes `{ f(...args) }`.
  *
  * Text holding a NUL character (U+0000) is refused before it reaches either database, with a `VALIDATION`
@@ -47,16 +59,32 @@ function holdsNul(value: unknown): boolean {
  * both answer one input the same way — an id such as `"\u0000"` from a client is a 422, never a 500.
  * Inputs that pass `parseInput` were checked already (`src/resolvers/validation.ts`); this covers ids and
  * the other strings that reach the store unparsed.
+ *
+ * An error the dialect's `unavailable` recognises (the server unreachable or restarting, the SQLite file
+ * busy or full: nothing committed, nothing the caller did wrong) becomes a {@link DependencyUnavailableError}
+ * with the driver's own error as its `cause`: REST answers it 503 with `Retry-After`, GraphQL `UNAVAILABLE`, and
+ * the workers pause instead of failing their tasks (issue 48). Any other error passes unchanged.
  */
-export function bindOperations<D, M extends object>(db: D, queries: M): { [K in keyof M]: Operation<M[K]> } {
+export function bindOperations<D, M extends object>(
+  db: D,
+  queries: M,
+  unavailable: (error: unknown) => boolean,
+): { [K in keyof M]: Operation<M[K]> } {
   const bound: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(queries)) {
     if (typeof value !== 'function') continue;
     const operation = value as (db: D, ...args: unknown[]) => Promise<unknown>;
-    bound[name] = (...args: unknown[]) =>
-      holdsNul(args)
-        ? Promise.reject(new AppError('VALIDATION', 'Text may not contain the NUL character (U+0000).'))
-        : operation(db, ...args);
+    bound[name] = async (...args: unknown[]) => {
+      if (holdsNul(args))
+        throw new AppError('VALIDATION', 'Text may not contain the NUL character (U+0000).');
+      try {
+        return await operation(db, ...args);
+      } catch (error) {
+        throw unavailable(error)
+          ? new DependencyUnavailableError('store', { cause: driverError(error) })
+          : error;
+      }
+    };
   }
   return bound as { [K in keyof M]: Operation<M[K]> };
 }

@@ -8,11 +8,13 @@ import type {
   TaskCompletion,
 } from '../db/rows.js';
 import type { Store } from '../db/store.js';
+import { type RecoveredWrite, StoreRecovery } from '../db/store-recovery.js';
+import { isStoreUnavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { eventTraceContext, inStoredTrace } from '../telemetry/trace-context.js';
 import { offerMatchesFilters } from './filters.js';
 import { salePrices } from './pricing.js';
-import { type SourceAdapter, SourceError } from './sources/types.js';
+import { type SourceAdapter, type SourceAnswer, SourceError } from './sources/types.js';
 
 /** Settings and collaborators of a {@link GatheringWorker}. */
 export interface GatheringWorkerOptions {
@@ -61,6 +63,12 @@ export function retryDelayMs(attempt: number, random: () => number = Math.random
  * completion — and the adapter's note on what it left out, when it gives one (`fetchAnswer`) — in one
  * transaction (see `completeTasks`). Tasks survive restarts: a graceful stop gives its
  * leases back, a crash leaves them to expire.
+ *
+ * A store that cannot be reached (issue 48: a PostgreSQL restart, a busy or full SQLite file) is never a
+ * source's failure: the worker pauses (no claims) until the store answers again ({@link StoreRecovery}),
+ * then stores the completions and failed attempts it holds, fenced by their leases as ever; an attempt the
+ * outage interrupted (a catalogue source reads the store) gives its lease back without counting. Nothing
+ * of it rejects unhandled.
  */
 export class GatheringWorker {
   readonly owner = `worker_${randomUUID()}`;
@@ -83,7 +91,12 @@ export class GatheringWorker {
     reject: (error: unknown) => void;
   }[] = [];
 
-  constructor(private readonly options: GatheringWorkerOptions) {}
+  /** The pause while the store is down, shared by the claim loop and every running task. */
+  private readonly recovery: StoreRecovery;
+
+  constructor(private readonly options: GatheringWorkerOptions) {
+    this.recovery = new StoreRecovery(options.db, options.logger, 'gathering', this.stopController.signal);
+  }
 
   /** Whether the worker claims tasks: started and not stopped. */
   get running(): boolean {
@@ -137,6 +150,8 @@ export class GatheringWorker {
   }
 
   private async pump(): Promise<void> {
+    // Paused for a store outage: the recovery wakes the worker when the store is back.
+    if (this.recovery.paused) return;
     this.pumping = true;
     try {
       do {
@@ -160,8 +175,14 @@ export class GatheringWorker {
       if (this.inFlight.size < this.options.concurrency) await this.scheduleNextLook();
       else this.schedule(this.options.idlePollMs ?? 1000);
     } catch (error) {
-      this.options.logger.error({ err: error }, 'gathering worker could not claim tasks');
-      this.schedule(1000);
+      if (isStoreUnavailable(error)) {
+        void this.recovery.waitUntilBack(error).then((back) => {
+          if (back) this.wake();
+        });
+      } else {
+        this.options.logger.error({ err: error }, 'gathering worker could not claim tasks');
+        this.schedule(1000);
+      }
     } finally {
       this.pumping = false;
     }
@@ -202,8 +223,17 @@ export class GatheringWorker {
     this.inFlight.set(task.taskId, run);
   }
 
+  /** Runs one attempt; nothing escapes it (it is kept in `inFlight`, and `stop()` waits for it). */
   private async run(task: ClaimedTask): Promise<void> {
-    const { db, clock, logger } = this.options;
+    try {
+      await this.attempt(task);
+    } catch (error) {
+      this.options.logger.error({ err: error, taskId: task.taskId }, 'gathering task ended unexpectedly');
+    }
+  }
+
+  private async attempt(task: ClaimedTask): Promise<void> {
+    const { clock, logger } = this.options;
     // Created only when there is something to log: a child logger per task costs more than the task's SQL.
     const log = () =>
       logger.child({ taskId: task.taskId, source: task.source.key, requestId: task.request.id });
@@ -214,46 +244,74 @@ export class GatheringWorker {
       AbortSignal.timeout(Math.floor(this.options.leaseMs * 0.8)),
     ]);
     const startedAt = performance.now();
-    let fetchMs: number | null = null;
+    let answer: SourceAnswer;
     try {
       if (!adapter)
         throw new SourceError('NO_ADAPTER', `No adapter for source type ${task.source.type}.`, false);
       const query = { source: task.source, request: task.request, address: task.address, signal };
-      const { offers, note } = adapter.fetchAnswer
+      answer = adapter.fetchAnswer
         ? await adapter.fetchAnswer(query)
         : { offers: await adapter.fetchOffers(query), note: null };
-      fetchMs = performance.now() - startedAt;
-      const products = offers
-        .filter((offer) => offerMatchesFilters(offer, task.request.filters))
-        .map((offer) => ({
-          ...offer,
-          orderTerms: offer.orderTerms ?? null,
-          ...salePrices(task.pricingPlan, offer),
-        }));
-      const change = await this.complete(task, {
-        taskId: task.taskId,
-        owner: this.owner,
-        now: clock.now(),
-        products,
-        note,
-        // The event of the request's change, in this task's trace (a batch holds tasks of several traces).
-        traceContext: eventTraceContext('availabilityRequest:changed', [task.request.id]),
-      });
-      // The change was told with the rest of its completion batch.
-      if (!change) log().warn('lease lost before the task completed; its result was discarded');
-      this.settled(task, 'succeeded', fetchMs);
     } catch (error) {
       if (this.stopController.signal.aborted) return;
-      const failure =
-        error instanceof SourceError
-          ? error
-          : signal.aborted
-            ? new SourceError('TIMEOUT', 'The source did not answer in time.', true)
-            : new SourceError('SOURCE_ERROR', 'The source failed unexpectedly.', true);
-      if (!(error instanceof SourceError)) log().warn({ err: error }, 'source attempt failed');
-      const now = clock.now();
-      const retry = failure.retryable && task.attempts < this.options.maxAttempts;
-      const change = await db.failTaskAttempt({
+      if (isStoreUnavailable(error)) return this.interrupted(task, error);
+      return this.failAttempt(task, error, signal.aborted, performance.now() - startedAt, log);
+    }
+    const fetchMs = performance.now() - startedAt;
+    const products = answer.offers
+      .filter((offer) => offerMatchesFilters(offer, task.request.filters))
+      .map((offer) => ({
+        ...offer,
+        orderTerms: offer.orderTerms ?? null,
+        ...salePrices(task.pricingPlan, offer),
+      }));
+    let stored: RecoveredWrite<ChangedRequest | null>;
+    try {
+      // Kept until the store takes it: the supplier answered, and an outage must not cost its answer.
+      stored = await this.recovery.retry(() =>
+        this.complete(task, {
+          taskId: task.taskId,
+          owner: this.owner,
+          now: clock.now(),
+          products,
+          note: answer.note,
+          // The event of the request's change, in this task's trace (a batch holds tasks of several traces).
+          traceContext: eventTraceContext('availabilityRequest:changed', [task.request.id]),
+        }),
+      );
+    } catch (error) {
+      if (this.stopController.signal.aborted) return;
+      return this.failAttempt(task, error, false, fetchMs, log);
+    }
+    if (!stored.done) return;
+    // The change was told with the rest of its completion batch.
+    if (!stored.value) log().warn('lease lost before the task completed; its result was discarded');
+    this.settled(task, 'succeeded', fetchMs);
+  }
+
+  /**
+   * Records a failed attempt: back in the queue after {@link retryDelayMs} while attempts remain and the
+   * failure is retryable, else failed for good. A failure that is no {@link SourceError} is the source's
+   * unexpected one (`SOURCE_ERROR`), or its time running out (`TIMEOUT`).
+   */
+  private async failAttempt(
+    task: ClaimedTask,
+    error: unknown,
+    timedOut: boolean,
+    durationMs: number,
+    log: () => Logger,
+  ): Promise<void> {
+    const failure =
+      error instanceof SourceError
+        ? error
+        : timedOut
+          ? new SourceError('TIMEOUT', 'The source did not answer in time.', true)
+          : new SourceError('SOURCE_ERROR', 'The source failed unexpectedly.', true);
+    if (!(error instanceof SourceError)) log().warn({ err: error }, 'source attempt failed');
+    const retry = failure.retryable && task.attempts < this.options.maxAttempts;
+    const recorded = await this.recovery.retry(() => {
+      const now = this.options.clock.now();
+      return this.options.db.failTaskAttempt({
         taskId: task.taskId,
         owner: this.owner,
         now,
@@ -263,8 +321,28 @@ export class GatheringWorker {
         // An attempt that ends the task writes its request's event, in this task's trace.
         traceContext: retry ? null : eventTraceContext('availabilityRequest:changed', [task.request.id]),
       });
-      if (change) this.tell([change]);
-      this.settled(task, retry ? 'retried' : 'failed', fetchMs ?? performance.now() - startedAt);
+    });
+    if (!recorded.done) return;
+    if (recorded.value) this.tell([recorded.value]);
+    this.settled(task, retry ? 'retried' : 'failed', durationMs);
+  }
+
+  /**
+   * An attempt the store's outage interrupted (its source reads the store): once the store is back, the
+   * task's lease is given back without counting the attempt (`releaseTasks`), so it runs again at once —
+   * here or on another worker — as if it had not started. When its lease was taken over meanwhile, there
+   * is nothing to give back.
+   */
+  private async interrupted(task: ClaimedTask, error: unknown): Promise<void> {
+    if (!(await this.recovery.waitUntilBack(error))) return; // stopped: stop() gives every lease back
+    const released = await this.recovery.retry(() =>
+      this.options.db.releaseTasks(this.owner, this.options.clock.now(), [task.taskId]),
+    );
+    if (released.done) {
+      this.options.logger.info(
+        { taskId: task.taskId, released: released.value === 1 },
+        'gathering attempt interrupted by the store outage; its lease given back',
+      );
     }
   }
 

@@ -6,6 +6,7 @@
  */
 import type { OrderLineRow, OrderLineStatus, SupplierLineProgress } from '../db/rows.js';
 import { finalOrderLineStatuses } from '../db/values.js';
+import { isStoreUnavailable } from '../errors.js';
 import { defaultPolicySettings, SourcePolicies } from '../gathering/sources/policies.js';
 import type {
   SupplierItemStatus,
@@ -241,6 +242,8 @@ export function createHttpOrderStep(options: HttpStepOptions): SupplierOrderStep
         lines: progress,
       };
     } catch (error) {
+      // The store down is no seller's failure: the order worker waits for it and gives the order back.
+      if (isStoreUnavailable(error)) throw error;
       const failure =
         error instanceof SourceError
           ? error

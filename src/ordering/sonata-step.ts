@@ -5,6 +5,7 @@
  */
 import type { SupplierLineProgress } from '../db/rows.js';
 import { finalOrderLineStatuses } from '../db/values.js';
+import { isStoreUnavailable } from '../errors.js';
 import type { SonataCallScope } from '../gathering/sources/mef-sonata/client.js';
 import {
   type SonataSourceSettings,
@@ -283,6 +284,8 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
         lines: recorded,
       };
     } catch (error) {
+      // The store down is no seller's failure: the order worker waits for it and gives the order back.
+      if (isStoreUnavailable(error)) throw error;
       const failure =
         error instanceof SourceError
           ? error

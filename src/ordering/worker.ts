@@ -1,5 +1,8 @@
 import type { Clock } from '../clock.js';
-import type { ClaimedSupplierOrder, StoreOperations, SupplierOrderProgress } from '../db/rows.js';
+import type { ClaimedSupplierOrder, SupplierOrderProgress } from '../db/rows.js';
+import type { Store } from '../db/store.js';
+import { StoreRecovery } from '../db/store-recovery.js';
+import { isStoreUnavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { outsideTrace } from '../telemetry/trace-context.js';
 
@@ -42,7 +45,8 @@ export type SupplierOrderStepper = (
 /** How the order worker runs. */
 export interface OrderWorkerOptions {
   db: Pick<
-    StoreOperations,
+    Store,
+    | 'ping'
     | 'claimSupplierOrders'
     | 'recordSupplierOrderProgress'
     | 'markSupplierOrderPosting'
@@ -102,7 +106,12 @@ export class OrderWorker {
   /** Set while this worker tells `onChanges` of its own write: the wake that echoes back is not news. */
   private notifying = false;
 
-  constructor(private readonly options: OrderWorkerOptions) {}
+  /** The pause while the store is down (issue 48), shared by the claims and every step's record. */
+  private readonly recovery: StoreRecovery;
+
+  constructor(private readonly options: OrderWorkerOptions) {
+    this.recovery = new StoreRecovery(options.db, options.logger, 'ordering', this.stopController.signal);
+  }
 
   /** Starts looking for due supplier orders, now and every `idlePollMs`. */
   start(): void {
@@ -233,7 +242,9 @@ export class OrderWorker {
     try {
       claimed = await options.db.claimSupplierOrders(options.owner, claimedAt, options.leaseMs, wanted);
     } catch (error) {
-      options.logger.warn({ err: error }, 'claiming supplier orders failed');
+      if (!isStoreUnavailable(error)) options.logger.warn({ err: error }, 'claiming supplier orders failed');
+      // The store is down: claim again as soon as it answers (its idle poll is the worker's safety net).
+      else if (await this.recovery.waitUntilBack(error)) this.again = true;
       return;
     }
     this.backlog = claimed.length >= wanted;
@@ -299,6 +310,13 @@ export class OrderWorker {
           ),
       });
     } catch (error) {
+      // The store failed under the step (say, marking a placement as about to be sent, so nothing was): no
+      // seller's failure. Given back unchanged once the store answers, for the next claim, whose step looks
+      // the seller order up by its externalId before it posts.
+      if (isStoreUnavailable(error)) {
+        if (await this.recovery.waitUntilBack(error)) this.release(claimed);
+        return;
+      }
       log.warn({ err: error }, 'supplier order step failed unexpectedly');
       const { supplierOrder } = claimed;
       step = {
@@ -324,13 +342,18 @@ export class OrderWorker {
   private async record(claimed: ClaimedSupplierOrder, step: SupplierOrderStep, log: Logger): Promise<void> {
     const { options } = this;
     try {
-      const record = await options.db.recordSupplierOrderProgress({
-        ...step,
-        supplierOrderId: claimed.supplierOrder.id,
-        owner: options.owner,
-        readAt: step.readAt ?? claimed.supplierOrder.updatedAt,
-        now: options.clock.now(),
-      });
+      // Kept until the store takes it (fenced on the lease: after a take-over it writes nothing).
+      const recorded = await this.recovery.retry(() =>
+        options.db.recordSupplierOrderProgress({
+          ...step,
+          supplierOrderId: claimed.supplierOrder.id,
+          owner: options.owner,
+          readAt: step.readAt ?? claimed.supplierOrder.updatedAt,
+          now: options.clock.now(),
+        }),
+      );
+      if (!recorded.done) return; // stopped during an outage: the lease expires, the next claim reads the seller
+      const record = recorded.value;
       if (!record) log.warn('lease lost before the step was recorded; its result was discarded');
       // Only a step that changed the order wrote an event: the relay is told (the worker's own wake ignores it).
       else if (record.order.version !== claimed.order.version) {

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { DependencyUnavailableError } from '../errors.js';
 import type { EventHistory, HistoryEntry } from '../events.js';
 import { eventSerializer } from './event-serializer.js';
 
@@ -114,6 +115,12 @@ export class RedisEventHistory implements EventHistory {
     );
   }
 
+  /**
+   * The entries of `types` after `lastId` (all of them when it is unknown or gone), oldest first.
+   *
+   * @throws {DependencyUnavailableError} (`redis`, a 503 with `Retry-After`) when Redis cannot answer: a
+   *   replay asked for while Redis is down (issue 48).
+   */
   async after(
     types: readonly string[],
     lastId: string | null,
@@ -121,13 +128,15 @@ export class RedisEventHistory implements EventHistory {
     const known = lastId !== null && ENTRY_ID.test(lastId);
     const found = known
       ? (
-          await Promise.all(
-            types.map((type) => this.redis.xrange(this.key(type), lastId, lastId, 'COUNT', 1)),
+          await this.command(() =>
+            Promise.all(types.map((type) => this.redis.xrange(this.key(type), lastId, lastId, 'COUNT', 1))),
           )
         ).some((entries) => entries.length > 0)
       : false;
     const from = found && lastId ? `(${lastId}` : '-';
-    const ranges = await Promise.all(types.map((type) => this.redis.xrange(this.key(type), from, '+')));
+    const ranges = await this.command(() =>
+      Promise.all(types.map((type) => this.redis.xrange(this.key(type), from, '+'))),
+    );
     const entries = ranges
       .flat()
       .map(([id, fields]): HistoryEntry => {
@@ -139,6 +148,15 @@ export class RedisEventHistory implements EventHistory {
       })
       .sort((a, b) => compareEntryIds(a.id, b.id));
     return { found, entries };
+  }
+
+  /** Runs Redis commands; their failure is Redis being unavailable to the caller (a 503). */
+  private async command<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw new DependencyUnavailableError('redis', { cause: error });
+    }
   }
 
   private key(type: string): string {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Context, createContext, type Services } from '../context.js';
-import { AppError } from '../errors.js';
+import { AppError, DependencyUnavailableError } from '../errors.js';
 import { authTokenFromHeaders } from '../http/auth-header.js';
 import { clientAddress } from '../http/client-address.js';
 import { type RateDecision, rateLimitHeaders } from '../rate-limits.js';
@@ -103,11 +103,18 @@ function enforce(res: ServerResponse, decision: RateDecision): void {
 
 /**
  * Sends a problem+json response for any thrown value; a 5xx's error is logged with the logger `log` gives
- * (called only then, e.g. for a request's own child logger).
+ * (called only then, e.g. for a request's own child logger). A dependency that is down (the store, Redis:
+ * {@link DependencyUnavailableError}) is a 503 with `Retry-After` (RFC 9110 §10.2.3), logged as a warning
+ * with the driver's error: the outage is the operator's to see, not a bug of the route (issue 48).
  */
 export function sendProblem(res: ServerResponse, error: unknown, log?: () => Services['logger']): void {
   const problem = toProblem(error);
-  if (problem.status >= 500) log?.().error({ err: error }, 'unexpected error in REST route');
+  if (error instanceof DependencyUnavailableError) {
+    res.setHeader('retry-after', String(error.retryAfterSeconds));
+    log?.().warn({ err: error.cause ?? error, dependency: error.dependency }, 'dependency unavailable');
+  } else if (problem.status >= 500) {
+    log?.().error({ err: error }, 'unexpected error in REST route');
+  }
   sendJson(res, problem.status, problem, 'application/problem+json; charset=utf-8');
 }
 

@@ -6,6 +6,7 @@ import type { GatheringWorker } from '../gathering/worker.js';
 import type { Logger } from '../logger.js';
 import type { OrderWorker } from '../ordering/worker.js';
 import { MercureHub } from '../rest/mercure.js';
+import { redisReady, storeAnswers } from './dependency-health.js';
 import { createEventRelay } from './event-relay.js';
 import { createGatheringWorker } from './gathering-worker.js';
 import { createGraphQLServer } from './graphql.js';
@@ -66,6 +67,8 @@ export async function wireApp(
     openSubscriptions: () => services.events.target.listenerCount,
     eventStreamConnections: () => mercure.connectionCount,
     rateLimitStoreFailures: () => services.rateLimits.storeFailures,
+    storeUp: () => storeAnswers(services.db),
+    redisUp: () => redisReady(services.redis),
   });
   const sonata = await createSonataWiring(services);
   worker = createGatheringWorker(services, { sonataSource: sonata.source, metrics });

@@ -1,6 +1,14 @@
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import { createGraphQLError, type Plugin, processRegularResult } from 'graphql-yoga';
-import { AppError, errorCodes } from '../errors.js';
+import { AppError, DependencyUnavailableError, errorCodes } from '../errors.js';
+
+/** The `http` extension of a refusal: its status, and `Retry-After` for a dependency that is down (issue 48). */
+function httpOf(error: GraphQLError, status: number | null | undefined) {
+  const cause = error.originalError;
+  return cause instanceof DependencyUnavailableError
+    ? { status, headers: { 'retry-after': String(cause.retryAfterSeconds) } }
+    : { status };
+}
 
 /** The HTTP status of an expected error (its {@link errorCodes} entry); null for anything unexpected. */
 function statusOf(error: GraphQLError): number | null {
@@ -54,7 +62,7 @@ export function subscriptionRefusals(): Plugin {
             positions: error.positions,
             path: error.path,
             originalError: error.originalError,
-            extensions: { ...error.extensions, http: { status: statuses[index] } },
+            extensions: { ...error.extensions, http: httpOf(error, statuses[index]) },
           }),
         ),
       });

@@ -12,7 +12,7 @@ import { LRUCache } from 'lru-cache';
 import type { WebSocket } from 'ws';
 import type { Config } from '../config.js';
 import type { Context, Services, Viewer } from '../context.js';
-import { AppError } from '../errors.js';
+import { AppError, DependencyUnavailableError } from '../errors.js';
 import { authTokenFromHeaders } from '../http/auth-header.js';
 import { clientAddress } from '../http/client-address.js';
 import { viewerForToken } from '../resolvers/authentication.js';
@@ -50,6 +50,9 @@ function connectionToken(
   if (typeof fromPayload === 'string' && fromPayload !== '') return fromPayload;
   return upgrade.headerToken;
 }
+
+/** WebSocket close code 1013, "Try Again Later" (IANA WebSocket Close Code Number Registry). */
+const TRY_AGAIN_LATER = 1013;
 
 /** A GraphQL error, told by name: a second copy of graphql (ESM next to CJS) fails `instanceof`. */
 function isGraphQLError(error: unknown): error is GraphQLError {
@@ -197,6 +200,12 @@ export function serveGraphQLOverWebSocket(
           sessions.add(socket, { tokenId: viewer.tokenId, applicationId: viewer.applicationId });
           return true;
         } catch (error) {
+          // The store is down (issue 48): not the client's fault. 1013 "Try Again Later" (RFC 6455 registry),
+          // which a graphql-ws client retries, where the 4403 of a refused token would end it for good.
+          if (error instanceof DependencyUnavailableError) {
+            ctx.extra.socket.close(TRY_AGAIN_LATER, 'The database is unavailable; try again later.');
+            return false;
+          }
           if (error instanceof AppError) return false;
           throw error;
         }

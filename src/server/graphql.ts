@@ -16,7 +16,7 @@ import {
   maskError as yogaMaskError,
 } from 'graphql-yoga';
 import { type Context, createContext, type Services, type Viewer } from '../context.js';
-import { AppError } from '../errors.js';
+import { AppError, DependencyUnavailableError } from '../errors.js';
 import { authTokenFromHeaders } from '../http/auth-header.js';
 import { clientAddress } from '../http/client-address.js';
 import { rateLimitHeaders } from '../rate-limits.js';
@@ -28,6 +28,7 @@ import { compiledExecution } from './graphql-jit.js';
 import { graphqlLimits } from './graphql-limits.js';
 import { endRevokedStreams } from './graphql-revocation.js';
 import { subscriptionRefusals } from './graphql-subscription-refusals.js';
+import { unavailableAnswers } from './graphql-unavailable.js';
 
 /** What replaces a "Did you mean …?" hint: graphql-armor's own mask, so every hidden hint reads alike. */
 const hiddenSuggestion = '[Suggestion hidden]';
@@ -194,6 +195,7 @@ export function createGraphQLServer(services: Services, options: { plugins?: Plu
       ...compiledExecution(services.logger),
       graphqlIdempotency(services),
       subscriptionRefusals(),
+      unavailableAnswers(),
       endRevokedStreams(services),
       ...(options.plugins ?? []),
     ],
@@ -219,7 +221,9 @@ export function createGraphQLServer(services: Services, options: { plugins?: Plu
  * or expired token — after the caller's rate limits, the same as REST's (per token and instance;
  * anonymous callers per client address).
  *
- * @throws {GraphQLError} `LIMIT_EXCEEDED` (HTTP 429 with the limit's headers) when a limit is used up.
+ * @throws {GraphQLError} `LIMIT_EXCEEDED` (HTTP 429 with the limit's headers) when a limit is used up;
+ *   `UNAVAILABLE` (HTTP 503 with `Retry-After`) when the token could not be looked up because the store is
+ *   down — not `UNAUTHENTICATED`, which would tell a valid caller to sign in again (issue 48).
  */
 export async function graphqlCallerContext(
   services: Services,
@@ -231,6 +235,15 @@ export async function graphqlCallerContext(
     try {
       viewer = await viewerForTokenHash(services, tokenHash);
     } catch (error) {
+      if (error instanceof DependencyUnavailableError) {
+        throw createGraphQLError(error.message, {
+          originalError: error,
+          extensions: {
+            code: 'UNAVAILABLE',
+            http: { status: 503, headers: { 'retry-after': String(error.retryAfterSeconds) } },
+          },
+        });
+      }
       if (!(error instanceof AppError)) throw error;
     }
   }

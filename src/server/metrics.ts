@@ -36,6 +36,10 @@ export interface MetricsSources {
   eventStreamConnections(): number;
   /** Rate-limit checks answered in memory because Redis failed, since start (`RateLimits.storeFailures`). */
   rateLimitStoreFailures(): number;
+  /** Whether the store answers a trivial query now (`storeAnswers`, dependency-health.ts). */
+  storeUp(): Promise<boolean>;
+  /** Whether Redis's command connection is up (`redisReady`); null without Redis, which leaves `redis_up` out. */
+  redisUp(): boolean | null;
 }
 
 /**
@@ -98,6 +102,24 @@ export class AppMetrics {
         this.set(sources.eventStreamConnections());
       },
     });
+    new Gauge({
+      name: 'store_up',
+      help: 'Whether the store (SQLite file or PostgreSQL) answered a trivial query at this scrape: 1 up, 0 down.',
+      registers: [this.registry],
+      async collect() {
+        this.set((await sources.storeUp()) ? 1 : 0);
+      },
+    });
+    if (sources.redisUp() !== null) {
+      new Gauge({
+        name: 'redis_up',
+        help: "Whether this instance's Redis command connection is up at this scrape: 1 up, 0 down.",
+        registers: [this.registry],
+        collect() {
+          this.set(sources.redisUp() ? 1 : 0);
+        },
+      });
+    }
     new Counter({
       name: 'rate_limit_store_failures_total',
       help: 'Rate-limit checks this instance answered in memory because Redis failed (shared mode; one request makes one or two).',

@@ -69,18 +69,21 @@ export function createOrderWorker(services: Services, sonata: SonataWiring): Ord
       claimSupplierOrders: (...args) => db.claimSupplierOrders(...args),
       markSupplierOrderPosting: (...args) => db.markSupplierOrderPosting(...args),
       markSupplierOrderCancelPosting: (...args) => db.markSupplierOrderCancelPosting(...args),
-      recordSupplierOrderProgress: (progress) => {
+      recordSupplierOrderProgress: async (progress) => {
         const stepContext = stepContexts.get(progress.supplierOrderId);
         if (stepContext === undefined) return db.recordSupplierOrderProgress(progress);
-        stepContexts.delete(progress.supplierOrderId);
-        return inStoredTrace(
+        const recorded = await inStoredTrace(
           stepContext,
           'supplier order record',
           { 'gateway.supplier_order.id': progress.supplierOrderId },
           () => db.recordSupplierOrderProgress(progress),
           SpanKind.INTERNAL,
         );
+        // Kept until the record is written: one the store refused (an outage) is tried again in the trace.
+        stepContexts.delete(progress.supplierOrderId);
+        return recorded;
       },
+      ping: () => db.ping(),
     },
     clock: services.clock,
     logger: services.logger.child({ component: 'ordering' }),

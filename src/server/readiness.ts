@@ -1,14 +1,16 @@
 import type { AppParts } from './app-wiring.js';
+import { type DependencyHealth, dependencyHealth } from './dependency-health.js';
 import type { DrainState } from './draining.js';
 
 /**
- * What `/readyz` reports: ready only while the database answers and the worker runs (where this instance
- * runs one: `GATHERING_WORKER=off` makes an API-only instance, whose `worker` is `false` and ready).
+ * What `/readyz` reports (issue 48): `not_ready` only while the instance starts (its worker not yet
+ * running, where it runs one: `GATHERING_WORKER=off` makes an API-only instance, whose `worker` is `false`
+ * and ready) or drains. An outage of the store or Redis does not make it `not_ready`: every instance
+ * shares them, and taking all of them out of the balancer would turn the gateway's own 503 answers into
+ * the balancer's errors. `database` and `redis` say what is down.
  */
-export interface Readiness {
+export interface Readiness extends DependencyHealth {
   status: 'ready' | 'not_ready';
-  /** A `select 1` succeeded. */
-  database: boolean;
   /** The gathering worker is started and not stopped. */
   worker: boolean;
 }
@@ -16,8 +18,8 @@ export interface Readiness {
 /**
  * The readiness of an instance, as `/readyz` answers it.
  *
- * @returns a function that pings the database and resolves to the {@link Readiness} of that moment:
- *   `not_ready` once `drain` is draining, whatever the database and worker say.
+ * @returns a function that resolves to the {@link Readiness} of that moment: `not_ready` once `drain` is
+ *   draining, or while the worker of an instance that runs one is not running.
  */
 export function createReadiness(
   parts: Pick<AppParts, 'services' | 'worker' | 'runsWorker'>,
@@ -25,8 +27,8 @@ export function createReadiness(
 ): () => Promise<Readiness> {
   const { services, worker, runsWorker } = parts;
   return async () => {
-    const database = await services.db.ping();
-    const ok = database && (worker.running || !runsWorker) && !drain.draining;
-    return { status: ok ? 'ready' : 'not_ready', database, worker: worker.running };
+    const health = await dependencyHealth(services);
+    const ok = (worker.running || !runsWorker) && !drain.draining;
+    return { status: ok ? 'ready' : 'not_ready', ...health, worker: worker.running };
   };
 }

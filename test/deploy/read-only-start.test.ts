@@ -149,7 +149,7 @@ describe('the image’s files, started read-only by an unprivileged user', () =>
     const ready = await fetch(`${gateway?.url}/readyz`);
     expect([ready.status, await ready.json()]).toEqual([
       200,
-      { status: 'ready', database: true, worker: true },
+      { status: 'ready', database: true, redis: null, worker: true },
     ]);
     const nativeModule = readFileSync(`/proc/${pid}/maps`, 'utf8')
       .split('\n')

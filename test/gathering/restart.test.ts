@@ -181,7 +181,7 @@ function spawnService(port: number, databasePath: string) {
       SOURCE_LATENCY_SCALE: '1',
       GATHERING_CONCURRENCY: '4',
       GATHERING_LEASE_SECONDS: '2',
-      // Every kill costs the running tasks an attempt; the bound on attempts is tested in worker.test.ts.
+      // Every kill costs the running tasks a lease expiry, bounded by this too (tested in worker.test.ts).
       GATHERING_MAX_ATTEMPTS: '10',
     },
     stdio: ['ignore', 'pipe', 'inherit'],

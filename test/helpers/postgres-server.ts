@@ -12,6 +12,13 @@ const run = promisify(execFile);
 export interface TestPostgres {
   adminUrl: string;
   stop(): Promise<void>;
+  /**
+   * Stops the server in `immediate` mode (what a crash, a failover or an OOM kill looks like to its clients:
+   * every connection cut, no checkpoint), keeping its data; only for a cluster this run started.
+   */
+  crash?(): Promise<void>;
+  /** Starts a {@link crash}ed server again on the same port and data (it recovers from its WAL first). */
+  restart?(): Promise<void>;
 }
 
 /** The newest installed Debian PostgreSQL's `bin` folder (`/usr/lib/postgresql/<major>/bin`). */
@@ -99,9 +106,17 @@ export async function startPostgresCluster(options: {
     '-c max_connections=200',
     ...Object.entries(options.settings ?? {}).map(([name, value]) => `-c ${name}=${value}`),
   ].join(' ');
-  await as('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-o', settings, 'start']);
+  const start = () =>
+    as('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-o', settings, 'start']);
+  await start();
   return {
     adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async crash() {
+      await as('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    },
+    async restart() {
+      await start();
+    },
     async stop() {
       if (options.keep) {
         await as('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']).catch(() => undefined);

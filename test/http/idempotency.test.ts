@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ErrorCode, errorCodes } from '../../src/errors.js';
-import { IDEMPOTENCY_TTL_MS, idempotencyFingerprint } from '../../src/http/idempotency.js';
+import {
+  IDEMPOTENCY_CLAIM_MS,
+  IDEMPOTENCY_TTL_MS,
+  idempotencyFingerprint,
+} from '../../src/http/idempotency.js';
 import { AUTH_TOKEN_TTL_MS } from '../../src/resolvers/authentication.js';
 import {
   type ApiClient,
@@ -190,6 +194,25 @@ describe.each(entries)('Idempotency-Key through $name', (entry) => {
       paths: [],
     });
     expect(await customers()).toBe(before);
+  });
+
+  it('when the first request with the key never finished (its process died, or the store was down as it ended), then its claim holds the key 5 minutes and no longer', async () => {
+    const key = `${entry.name}-abandoned`;
+    await server.app.services.db.claimIdempotencyKey({
+      instanceId: tenant.instanceId,
+      key,
+      requestHash: entry.fingerprint('Abandoned BV'),
+      now: server.clock.now(),
+      ttlMs: IDEMPOTENCY_CLAIM_MS,
+    });
+
+    const held = await send('Abandoned BV', key);
+    server.clock.advance(IDEMPOTENCY_CLAIM_MS);
+    const taken = await send('Abandoned BV', key);
+
+    expect(entry.refusal(held).status).toBe(409);
+    expect(taken.status).toBe(entry.createdStatus);
+    expect(entry.createdId(taken)).toMatch(/^cus_/);
   });
 
   it('when 20 creates with one key arrive at once, then one creates and the others are its replays or 409', async () => {

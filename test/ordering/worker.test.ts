@@ -70,6 +70,7 @@ describe(`the order worker claiming ahead, in the ${testStore} store`, () => {
         recordSupplierOrderProgress: (progress) => store.recordSupplierOrderProgress(progress),
         markSupplierOrderPosting: (...args) => store.markSupplierOrderPosting(...args),
         markSupplierOrderCancelPosting: (...args) => store.markSupplierOrderCancelPosting(...args),
+        ping: () => store.ping(),
       },
       clock: options.clock ?? { now: () => new Date() },
       logger: createLogger('silent'),

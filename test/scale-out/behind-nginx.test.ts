@@ -161,12 +161,12 @@ describe.skipIf(onlyInSqliteProject)('scale-out: two API processes and a worker 
     const response = await fetch(`${nginx.url}/readyz`);
     expect([response.status, await response.json()]).toEqual([
       200,
-      { status: 'ready', database: true, worker: false },
+      { status: 'ready', database: true, redis: true, worker: false },
     ]);
     const direct = await fetch(`${worker?.url}/readyz`);
     expect([direct.status, await direct.json()]).toEqual([
       200,
-      { status: 'ready', database: true, worker: true },
+      { status: 'ready', database: true, redis: true, worker: true },
     ]);
   });
 

@@ -53,7 +53,7 @@ describe.skipIf(onlyInSqliteProject)('the production build, run with plain node'
     const ready = await fetch(`${api?.url}/readyz`);
     expect([ready.status, await ready.json()]).toEqual([
       200,
-      { status: 'ready', database: true, worker: true },
+      { status: 'ready', database: true, redis: null, worker: true },
     ]);
     const signIn = await fetch(`${api?.url}/authentication`, {
       method: 'POST',
@@ -114,7 +114,7 @@ describe.skipIf(onlyInSqliteProject)('the production build, run with plain node'
     const ready = await fetch(`${worker.url}/readyz`);
     expect([ready.status, await ready.json()]).toEqual([
       200,
-      { status: 'ready', database: true, worker: true },
+      { status: 'ready', database: true, redis: null, worker: true },
     ]);
     const api404 = await fetch(`${worker.url}/availability-requests`);
     expect(api404.status).toBe(404);

@@ -99,11 +99,11 @@ describe.skipIf(onlyInSqliteProject)('scale-out: SIGTERM of an instance under lo
         () => fetch(`${leaving.url}/readyz`).then(async (r) => [r.status, await r.json()] as const),
         ([status]) => status === 503,
       );
-      expect(direct).toEqual([503, { status: 'not_ready', database: true, worker: false }]);
+      expect(direct).toEqual([503, { status: 'not_ready', database: true, redis: true, worker: false }]);
       const balanced = await fetch(`${cluster.nginx.url}/readyz`);
       expect([balanced.status, await balanced.json()]).toEqual([
         200,
-        { status: 'ready', database: true, worker: false },
+        { status: 'ready', database: true, redis: true, worker: false },
       ]);
 
       expect(await exited).toEqual({ code: 0, signal: null });

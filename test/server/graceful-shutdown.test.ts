@@ -89,7 +89,7 @@ describe('graceful shutdown', () => {
     expect([ready.status, ready.headers.get('connection'), await ready.json()]).toEqual([
       503,
       'close',
-      { status: 'not_ready', database: true, worker: true },
+      { status: 'not_ready', database: true, redis: null, worker: true },
     ]);
     expect([list.status, list.headers.get('connection')]).toEqual([200, 'close']);
     await list.arrayBuffer();

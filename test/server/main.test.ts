@@ -119,7 +119,10 @@ describe('the service process', () => {
     const health = await service.api.get('/healthz');
     expect([health.status, health.body]).toEqual([200, { status: 'ok' }]);
     const ready = await service.api.get('/readyz');
-    expect([ready.status, ready.body]).toEqual([200, { status: 'ready', database: true, worker: true }]);
+    expect([ready.status, ready.body]).toEqual([
+      200,
+      { status: 'ready', database: true, redis: null, worker: true },
+    ]);
 
     const anonymous = await service.api.graphql('{ availabilityOptions(countryCode: "NL") { countryCode } }');
     expect(anonymous.errors?.[0]?.extensions).toEqual({ code: 'UNAUTHENTICATED' });

@@ -23,6 +23,8 @@ describe('process metrics', () => {
       openSubscriptions: () => 0,
       eventStreamConnections: () => 0,
       rateLimitStoreFailures: () => 0,
+      storeUp: async () => true,
+      redisUp: () => null,
     });
     burnUserCpu(200);
 

@@ -212,6 +212,8 @@ describe('the GraphQL operations plugin', () => {
       openSubscriptions: () => 0,
       eventStreamConnections: () => 0,
       rateLimitStoreFailures: () => 0,
+      storeUp: async () => true,
+      redisUp: () => null,
     });
     const yoga = createYoga({ schema, plugins: [metrics.graphqlPlugin], logging: false });
 
@@ -253,6 +255,8 @@ describe('the GraphQL operations plugin', () => {
       openSubscriptions: () => 0,
       eventStreamConnections: () => 0,
       rateLimitStoreFailures: () => 0,
+      storeUp: async () => true,
+      redisUp: () => null,
     });
     const yoga = createYoga({ schema, plugins: [metrics.graphqlPlugin], logging: false });
 

@@ -27,7 +27,10 @@ describe('GET /readyz', () => {
 
     const ready = await readyz(server);
 
-    expect([ready.status, ready.body]).toEqual([200, { status: 'ready', database: true, worker: true }]);
+    expect([ready.status, ready.body]).toEqual([
+      200,
+      { status: 'ready', database: true, redis: null, worker: true },
+    ]);
   });
 
   it('when the worker has not been started, then it is 503 until it is', async () => {
@@ -39,9 +42,12 @@ describe('GET /readyz', () => {
 
     expect([before.status, before.body]).toEqual([
       503,
-      { status: 'not_ready', database: true, worker: false },
+      { status: 'not_ready', database: true, redis: null, worker: false },
     ]);
-    expect([after.status, after.body]).toEqual([200, { status: 'ready', database: true, worker: true }]);
+    expect([after.status, after.body]).toEqual([
+      200,
+      { status: 'ready', database: true, redis: null, worker: true },
+    ]);
   });
 
   it('when the worker has stopped, then it is 503 with worker false', async () => {
@@ -50,16 +56,32 @@ describe('GET /readyz', () => {
     await server.app.worker.stop();
     const ready = await readyz(server);
 
-    expect([ready.status, ready.body]).toEqual([503, { status: 'not_ready', database: true, worker: false }]);
+    expect([ready.status, ready.body]).toEqual([
+      503,
+      { status: 'not_ready', database: true, redis: null, worker: false },
+    ]);
   });
 
-  it('when the database connection is gone, then it is 503 with database false', async () => {
+  it('when the database connection is gone, then it stays 200 ready with database false, and store_up is 0', async () => {
     const server = await start();
+    const storeUp = async () =>
+      (await (await fetch(`${server.app.url}/metrics`)).text())
+        .split('\n')
+        .filter((line) => line.startsWith('store_up') || line.startsWith('redis_up'));
+    const before = await storeUp();
     await closeConnection(server.app.services.db);
 
     const ready = await readyz(server);
+    const health = await fetch(`${server.app.url}/healthz`);
 
-    expect([ready.status, ready.body]).toEqual([503, { status: 'not_ready', database: false, worker: true }]);
+    // An outage of a server every instance shares must not empty the balancer (issue 48).
+    expect([ready.status, ready.body]).toEqual([
+      200,
+      { status: 'ready', database: false, redis: null, worker: true },
+    ]);
+    expect(health.status).toBe(200);
+    expect(before).toEqual(['store_up 1']);
+    expect(await storeUp()).toEqual(['store_up 0']);
   });
 
   it('when the app begins to stop, then it is not ready from that moment on', async () => {
@@ -71,6 +93,11 @@ describe('GET /readyz', () => {
     await stopping;
 
     expect((await during).status).toBe('not_ready');
-    expect(await server.app.readiness()).toEqual({ status: 'not_ready', database: false, worker: false });
+    expect(await server.app.readiness()).toEqual({
+      status: 'not_ready',
+      database: false,
+      redis: null,
+      worker: false,
+    });
   });
 });

@@ -120,12 +120,12 @@ describe('shared mode: API-only instances and a worker instance on one Redis', (
     const workerReady = await fetch(`${worker.app.url}/readyz`);
     expect([workerReady.status, await workerReady.json()]).toEqual([
       200,
-      { status: 'ready', database: true, worker: true },
+      { status: 'ready', database: true, redis: true, worker: true },
     ]);
     const apiReady = await fetch(`${apiA.app.url}/readyz`);
     expect([apiReady.status, await apiReady.json()]).toEqual([
       200,
-      { status: 'ready', database: true, worker: false },
+      { status: 'ready', database: true, redis: true, worker: false },
     ]);
   });
 });

@@ -58,17 +58,26 @@ describe('rate limits in shared mode', () => {
     expect(statuses.slice(0, 10)).toEqual(Array(10).fill(200));
   });
 
-  it('when Redis goes away, then requests are still served, limited in memory, and the failures are counted', async () => {
+  it('when Redis goes away, then requests are still served, limited in memory, the failures are counted, and the probes say Redis is down without taking the instance out', async () => {
     const redis = await startTestRedis();
     cleanups.push(() => redis.stop());
     const [server] = await instances(redis, 1);
     if (!server) throw new Error('no server');
     const tenant = await server.tenant();
+    const redisUpBefore = sample(await (await fetch(`${server.app.url}/metrics`)).text(), 'redis_up');
     await redis.stop();
 
     const statuses: number[] = [];
     for (let index = 0; index < 12; index += 1) statuses.push((await tenant.api.get('/customers')).status);
     const metrics = await (await fetch(`${server.app.url}/metrics`)).text();
+    const ready = await fetch(`${server.app.url}/readyz`);
+
+    // Issue 48: a server every instance shares being down must not empty the balancer.
+    expect([ready.status, await ready.json()]).toEqual([
+      200,
+      { status: 'ready', database: true, redis: false, worker: false },
+    ]);
+    expect([redisUpBefore, sample(metrics, 'redis_up'), sample(metrics, 'store_up')]).toEqual([1, 0, 1]);
 
     // The in-memory insurance has its own count: the token's 10, then 429.
     expect(statuses).toEqual([...Array(10).fill(200), 429, 429]);

@@ -11,7 +11,10 @@ import type { PricingPlan } from './customers.js';
 export interface ClaimedTask {
   /** The task's integer id. */
   taskId: number;
-  /** Attempts started, this one included. */
+  /**
+   * Attempts started, this one included: a claim of a queued task starts one; a take-over of an expired
+   * lease goes on with the attempt its worker left (issue 48: a lease lost to an outage costs no attempt).
+   */
   attempts: number;
   source: SourceRow;
   /** The request as it is once the claim commits (`in_progress` if the claim started it). */
@@ -77,7 +80,10 @@ export interface TaskClaim {
   leaseMs: number;
   /** Tasks to lease at most; 0 only ends exhausted tasks. */
   limit: number;
-  /** Attempts a task may start; an expired lease of the last one ends the task as failed. */
+  /**
+   * Attempts a task may start, and times its lease may expire: the `maxAttempts`-th expiry ends the task as
+   * failed (`LEASE_EXPIRED`) instead of being taken over.
+   */
   maxAttempts: number;
 }
 
@@ -113,9 +119,12 @@ export interface CompletedRequest extends ChangedRequest {
 export interface GatheringOperations {
   /**
    * Claims up to `limit` runnable tasks for `owner` with a lease until `now + leaseMs`, atomically.
-   * Runnable: `queued` and due, or `running` with an expired lease (its worker died), expired leases first.
-   * A task whose lease expired after its `maxAttempts`-th attempt ends as `failed` (`LEASE_EXPIRED`) and
-   * counts as a finished source instead, so a task that keeps killing its worker cannot loop forever.
+   * Runnable: `queued` and due, or `running` with an expired lease (its worker died, or was cut off from the
+   * store for longer than the lease), expired leases first. A queued task starts an attempt (`attempts` + 1);
+   * an expired lease is taken over with the attempt it had (`leaseExpiries` + 1), so a store outage costs no
+   * attempt (issue 48). A task whose lease expires for the `maxAttempts`-th time ends as `failed`
+   * (`LEASE_EXPIRED`) and counts as a finished source instead, so a task that keeps killing its worker cannot
+   * loop forever.
    * Requests of claimed tasks move from `pending` to `in_progress`.
    *
    * The outbox events of those changes (an exhausted task's request's, a started request's) keep the trace
@@ -155,12 +164,14 @@ export interface GatheringOperations {
    */
   failTaskAttempt: (attempt: FailedAttempt) => Promise<ChangedRequest | null>;
   /**
-   * Gives back the leases `owner` holds (graceful shutdown): its running tasks return to the queue, due at
-   * `now`, without counting the interrupted attempt, so another worker picks them up at once.
+   * Gives back the leases `owner` holds (graceful shutdown; with `taskIds`, only those tasks': an attempt a
+   * store outage interrupted): its running tasks return to the queue, due at `now`, without counting the
+   * interrupted attempt, so another worker picks them up at once. A task no longer leased to `owner` is
+   * left alone.
    *
    * @returns how many tasks were released.
    */
-  releaseTasks: (owner: string, now: Date) => Promise<number>;
+  releaseTasks: (owner: string, now: Date, taskIds?: readonly number[]) => Promise<number>;
   /** Earliest time a queued task becomes due, or null when none is queued (lets the worker sleep exactly). */
   nextTaskDueAt: () => Promise<Date | null>;
 }

@@ -25,7 +25,7 @@ export interface IdempotencyKeyClaim extends IdempotencyKeyRef {
   /** The request's fingerprint (`idempotencyFingerprint`, src/http/idempotency.ts): the same key with another request is refused. */
   requestHash: string;
   now: Date;
-  /** How long the key is remembered from `now`, in milliseconds. */
+  /** How long the claim holds the key from `now`, in milliseconds: past it, the key is taken over. */
   ttlMs: number;
 }
 
@@ -35,6 +35,12 @@ export interface IdempotencyKeyCompletion extends IdempotencyKeyRef {
   status: number;
   /** The response body as sent. */
   body: string;
+  /**
+   * From when the key is forgotten, when it should be remembered longer than its claim held it (the claim
+   * holds a key for a short while only, so that a claim whose request never ended frees itself); absent,
+   * the key keeps the expiry of its claim.
+   */
+  expiresAt?: Date;
 }
 
 /** Idempotency-key operations. */
@@ -46,7 +52,10 @@ export interface IdempotencyOperations {
    * A replayed response without a stored status or body reads as 200 with an empty body.
    */
   claimIdempotencyKey: (input: IdempotencyKeyClaim) => Promise<IdempotencyClaim>;
-  /** Stores the response of a claimed key; the key keeps its expiry. Nothing happens for an unknown key. */
+  /**
+   * Stores the response of a claimed key, with `expiresAt` as its new expiry when given (else it keeps its
+   * claim's). Nothing happens for an unknown key.
+   */
   completeIdempotencyKey: (input: IdempotencyKeyCompletion) => Promise<void>;
   /** Forgets a claimed key (its request failed unexpectedly), so a retry may run it again. */
   releaseIdempotencyKey: (input: IdempotencyKeyRef) => Promise<void>;

@@ -2,6 +2,7 @@ import type { Logger } from '../../logger.js';
 import { bindOperations, type Store, type StoreOperations } from '../store.js';
 import { closeDatabase, openDatabase } from './client.js';
 import * as queries from './queries/index.js';
+import { sqliteUnavailable } from './unavailable.js';
 import { startWalCheckpoints } from './wal-checkpoints.js';
 
 /** Names the SQLite store has that the contract lacks: must stay empty (see `StoreOperations`). */
@@ -21,7 +22,7 @@ export async function openSqliteStore(path: string, options: { logger: Logger })
   // Ready once the checkpoint thread answered (or failed, and checkpoints stayed inline).
   await checkpoints?.started;
   const ping = db.$client.prepare('select 1 as ok');
-  const operations: StoreOperations = bindOperations(db, queries);
+  const operations: StoreOperations = bindOperations(db, queries, sqliteUnavailable);
   void onlyInSqlite;
   return {
     ...operations,

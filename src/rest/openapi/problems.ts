@@ -46,8 +46,11 @@ const PROBLEM_RESPONSES: Record<number, { name: string; description: string }> =
   503: {
     name: 'ServiceUnavailable',
     description:
-      'A read forwarded by a trusted balancer (`TRUSTED_PROXIES`) to an instance that is shutting down; ' +
-      'the balancer retries it on another instance, `Retry-After` says when this one is gone.',
+      'The database or Redis cannot be reached or cannot take the work now (a restart, a failover, a busy ' +
+      'or full SQLite file): nothing was written, an `Idempotency-Key` sent is free again, and `Retry-After` ' +
+      '(5 s) says when to try again. Also a read forwarded by a trusted balancer (`TRUSTED_PROXIES`) to an ' +
+      'instance that is shutting down; the balancer retries it on another instance, `Retry-After` says when ' +
+      'this one is gone.',
   },
 };
 
@@ -67,14 +70,14 @@ export function problemResponseName(status: number): string {
 
 /**
  * The problem statuses a route can answer, from what the router does with it: every route may be rate
- * limited (429) or fail unexpectedly (500); an authenticated one needs a token (401) with a role (403); a
+ * limited (429), fail unexpectedly (500) or find the database or Redis down (503, issue 48); an authenticated one needs a token (401) with a role (403); a
  * body may be malformed (400), too large (413), not JSON (415) or invalid (422); an authenticated POST
  * takes an `Idempotency-Key` (409 while the first is running, 422 for a reused one); an `:id` may be unknown
- * (404); query parameters may be invalid (422); a read may reach a draining instance (503, see `app.ts`).
+ * (404); query parameters may be invalid (422); a read may reach a draining instance (503 too, see `app.ts`).
  * `spec.problems` adds what only the resolver knows.
  */
 export function problemStatuses(route: Route, spec: OperationSpec): number[] {
-  const statuses = new Set<number>([429, 500, ...(spec.problems ?? [])]);
+  const statuses = new Set<number>([429, 500, 503, ...(spec.problems ?? [])]);
   const add = (...more: number[]) => {
     for (const status of more) statuses.add(status);
   };
@@ -83,7 +86,6 @@ export function problemStatuses(route: Route, spec: OperationSpec): number[] {
   if (route.method === 'POST' && route.authenticated) add(409, 422);
   if (route.path.includes('/:')) add(404);
   if (spec.query?.length) add(422);
-  if (route.method === 'GET') add(503);
   return [...statuses].sort((a, b) => a - b);
 }
 

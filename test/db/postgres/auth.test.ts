@@ -7,6 +7,7 @@ import { openPostgresPool } from '../../../src/db/postgres/pool.js';
 import * as auth from '../../../src/db/postgres/queries/auth.js';
 import { insertApplication, insertInstance } from '../../../src/db/postgres/queries/tenancy.js';
 import { authTokens } from '../../../src/db/postgres/schema/index.js';
+import { postgresUnavailable } from '../../../src/db/postgres/unavailable.js';
 import type { TokenPairInput } from '../../../src/db/rows.js';
 import { bindOperations, type StoreOperations } from '../../../src/db/store.js';
 import { createTestDatabase } from '../../helpers/postgres-server.js';
@@ -43,7 +44,7 @@ beforeAll(async () => {
   pool.on('error', () => undefined);
   await migratePostgres(pool);
   db = postgresDb(pool);
-  store = bindOperations(db, auth);
+  store = bindOperations(db, auth, postgresUnavailable);
   const instance = await insertInstance(db, { name: 'Acme', code: 'ACM', now });
   const app = await insertApplication(db, {
     instanceId: instance.id,

@@ -172,15 +172,16 @@ describe('bulkInserter (PostgreSQL): INSERT … SELECT FROM unnest', () => {
 
     expect(statements).toHaveLength(1);
     expect(statements[0]?.sql).toContain(
-      'select $1::text, "availability_request_id", "source_id", $2::text, $3::integer, "available_at", $4::text,',
+      'select $1::text, "availability_request_id", "source_id", $2::text, $3::integer, $4::integer, "available_at", $5::text,',
     );
     expect(statements[0]?.sql).toContain(
-      'from unnest($12::text[], $13::text[], $14::timestamp (3) with time zone[]) with ordinality',
+      'from unnest($13::text[], $14::text[], $15::timestamp (3) with time zone[]) with ordinality',
     );
-    // instance, status, attempts, the six unset columns, created and updated: one value each.
-    expect(statements[0]?.params.slice(0, 11)).toEqual([
+    // instance, status, attempts, lease expiries, the six unset columns, created and updated: one value each.
+    expect(statements[0]?.params.slice(0, 12)).toEqual([
       'ins_a',
       'queued',
+      0,
       0,
       null,
       null,

@@ -22,7 +22,8 @@ describe('completing gathering tasks on PostgreSQL under concurrent workers', ()
       expect((await claim(first, 'A', 0)).claimed.map((c) => c.taskId)).toEqual([1]);
       expect((await claim(second, 'B', 0.5)).claimed).toEqual([]);
       const takeover = await claim(second, 'B', 1);
-      expect(takeover.claimed.map((c) => [c.taskId, c.attempts])).toEqual([[1, 2]]);
+      // Taken over with the attempt it had: an expired lease costs no attempt (issue 48).
+      expect(takeover.claimed.map((c) => [c.taskId, c.attempts])).toEqual([[1, 1]]);
       expect(takeover.changed).toEqual([]);
       const late = { taskId: 1, owner: 'A', now: at(1.5), products: [product(1)] };
       expect(await pgQueries.completeTask(first, late)).toBeNull();
@@ -48,7 +49,12 @@ describe('completing gathering tasks on PostgreSQL under concurrent workers', ()
         'SELECT download_kbps FROM availability_request_products ORDER BY id',
       );
       expect(rows).toEqual([{ download_kbps: 2 }, { download_kbps: 3 }]);
-      expect(await taskRow(first, 1)).toMatchObject({ status: 'succeeded', leaseOwner: null, attempts: 2 });
+      expect(await taskRow(first, 1)).toMatchObject({
+        status: 'succeeded',
+        leaseOwner: null,
+        attempts: 1,
+        leaseExpiries: 1,
+      });
     } finally {
       await seeded.close();
     }

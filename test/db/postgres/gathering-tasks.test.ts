@@ -150,12 +150,13 @@ describe('gathering tasks on PostgreSQL, call for call as on SQLite', () => {
       ),
     ).toEqual(at(60));
 
-    // A's lease on task 4 ran out at 40 s: C takes it over; A's late completion and failure change nothing.
+    // A's lease on task 4 ran out at 40 s: C takes it over, going on with its attempt (issue 48: a lease lost,
+    // say to a store outage, costs no attempt); A's late completion and failure change nothing.
     const takeover = await both(
       (q, h) => q.claimTasks(h, { owner: 'C', now: at(41), leaseMs: 30_000, limit: 5, maxAttempts: 3 }),
       (q, h) => q.claimTasks(h, { owner: 'C', now: at(41), leaseMs: 30_000, limit: 5, maxAttempts: 3 }),
     );
-    expect(takeover.claimed.map((claim) => [claim.taskId, claim.attempts])).toEqual([[4, 2]]);
+    expect(takeover.claimed.map((claim) => [claim.taskId, claim.attempts])).toEqual([[4, 1]]);
     const late = { taskId: 4, owner: 'A', now: at(42), products: [product(3)] };
     expect(
       await both(
@@ -170,7 +171,12 @@ describe('gathering tasks on PostgreSQL, call for call as on SQLite', () => {
         (q, h) => q.failTaskAttempt(h, lateFailure),
       ),
     ).toBeNull();
-    expect(await taskRow(db, 4)).toMatchObject({ status: 'running', leaseOwner: 'C', attempts: 2 });
+    expect(await taskRow(db, 4)).toMatchObject({
+      status: 'running',
+      leaseOwner: 'C',
+      attempts: 1,
+      leaseExpiries: 1,
+    });
 
     expect(
       await both(
@@ -187,7 +193,8 @@ describe('gathering tasks on PostgreSQL, call for call as on SQLite', () => {
     expect(await taskRow(db, 4)).toMatchObject({
       status: 'queued',
       leaseOwner: null,
-      attempts: 1,
+      attempts: 0,
+      leaseExpiries: 1,
       availableAt: at(42),
     });
 
@@ -197,27 +204,29 @@ describe('gathering tasks on PostgreSQL, call for call as on SQLite', () => {
     );
     expect(third.claimed.map((claim) => [claim.taskId, claim.attempts])).toEqual([
       [3, 1],
-      [4, 2],
+      [4, 1],
       [5, 2],
     ]);
     expect(third.changed).toEqual([]);
 
-    // D stopped responding: tasks 4 and 5 had their last attempt and fail; nothing is claimed with limit 0.
+    // D stopped responding: task 4's lease expired for the second time (maxAttempts) and it fails; tasks 3
+    // and 5 lost their first lease only. Nothing is claimed with limit 0.
     const exhausted = await both(
       (q, h) => q.claimTasks(h, { owner: 'F', now: at(90), leaseMs: 10_000, limit: 0, maxAttempts: 2 }),
       (q, h) => q.claimTasks(h, { owner: 'F', now: at(90), leaseMs: 10_000, limit: 0, maxAttempts: 2 }),
     );
-    expect(exhausted).toEqual({ claimed: [], changed: changed('avr_Y', 'avr_Y') });
-    expect(await taskRow(db, 5)).toMatchObject({
+    expect(exhausted).toEqual({ claimed: [], changed: changed('avr_Y') });
+    expect(await taskRow(db, 4)).toMatchObject({
       status: 'failed',
       leaseOwner: null,
+      leaseExpiries: 2,
       errorCode: 'LEASE_EXPIRED',
       errorMessage: 'The worker running this source stopped responding too often.',
       finishedAt: at(90),
     });
     expect(await requestState(db, 'avr_Y')).toEqual({
-      status: 'completed',
-      sourcesFinished: 2,
+      status: 'in_progress',
+      sourcesFinished: 1,
       updatedAt: at(90),
     });
 
@@ -225,7 +234,10 @@ describe('gathering tasks on PostgreSQL, call for call as on SQLite', () => {
       (q, h) => q.claimTasks(h, { owner: 'E', now: at(90), leaseMs: 10_000, limit: 10, maxAttempts: 2 }),
       (q, h) => q.claimTasks(h, { owner: 'E', now: at(90), leaseMs: 10_000, limit: 10, maxAttempts: 2 }),
     );
-    expect(fourth.claimed.map((claim) => [claim.taskId, claim.attempts])).toEqual([[3, 2]]);
+    expect(fourth.claimed.map((claim) => [claim.taskId, claim.attempts])).toEqual([
+      [3, 1],
+      [5, 2],
+    ]);
     const last = { taskId: 3, owner: 'E', now: at(91), products: [product(10_000)] };
     expect(
       await both(
@@ -241,6 +253,25 @@ describe('gathering tasks on PostgreSQL, call for call as on SQLite', () => {
       sourcesFinished: 3,
       updatedAt: at(91),
     });
+    const lastFailure = {
+      taskId: 5,
+      owner: 'E',
+      now: at(92),
+      code: 'BAD',
+      message: 'refused',
+      retryAt: null,
+    };
+    expect(
+      await both(
+        (q, h) => q.failTaskAttempt(h, lastFailure),
+        (q, h) => q.failTaskAttempt(h, lastFailure),
+      ),
+    ).toEqual(changed('avr_Y')[0]);
+    expect(await requestState(db, 'avr_Y')).toEqual({
+      status: 'completed',
+      sourcesFinished: 2,
+      updatedAt: at(92),
+    });
     expect(
       await both(
         (q, h) => q.nextTaskDueAt(h),
@@ -255,13 +286,13 @@ describe('gathering tasks on PostgreSQL, call for call as on SQLite', () => {
     ).toEqual([]);
 
     const { tasks: pgTasks, products: pgProducts } = await expectSameRows();
-    expect(pgTasks.map((row) => [row.id, row.status, row.attempts])).toEqual([
-      [1, 'succeeded', 1],
-      [2, 'succeeded', 1],
-      [3, 'succeeded', 2],
-      [4, 'failed', 2],
-      [5, 'failed', 2],
-      [6, 'failed', 1],
+    expect(pgTasks.map((row) => [row.id, row.status, row.attempts, row.leaseExpiries])).toEqual([
+      [1, 'succeeded', 1, 0],
+      [2, 'succeeded', 1, 0],
+      [3, 'succeeded', 1, 1],
+      [4, 'failed', 1, 2],
+      [5, 'failed', 2, 1],
+      [6, 'failed', 1, 0],
     ]);
     expect(pgProducts.map((row) => [row.gatheringTaskId, row.downloadKbps, row.sourceId])).toEqual([
       [2, 100_000, 'src_B'],

@@ -7,6 +7,7 @@ import { openPostgresPool } from '../../../src/db/postgres/pool.js';
 import * as idempotency from '../../../src/db/postgres/queries/idempotency.js';
 import { insertInstance } from '../../../src/db/postgres/queries/tenancy.js';
 import { idempotencyKeys } from '../../../src/db/postgres/schema/index.js';
+import { postgresUnavailable } from '../../../src/db/postgres/unavailable.js';
 import { bindOperations, type StoreOperations } from '../../../src/db/store.js';
 import { createTestDatabase } from '../../helpers/postgres-server.js';
 
@@ -30,7 +31,7 @@ beforeAll(async () => {
   pool.on('error', () => undefined);
   await migratePostgres(pool);
   db = postgresDb(pool);
-  store = bindOperations(db, idempotency);
+  store = bindOperations(db, idempotency, postgresUnavailable);
   instanceId = (await insertInstance(db, { name: 'Acme', code: 'ACM', now })).id;
   otherInstanceId = (await insertInstance(db, { name: 'Beta', code: 'BET', now })).id;
 });

@@ -6,6 +6,7 @@ import { openPostgresPool } from '../../../src/db/postgres/pool.js';
 import * as instanceProductQueries from '../../../src/db/postgres/queries/instance-products.js';
 import { insertInstance } from '../../../src/db/postgres/queries/tenancy.js';
 import { instanceProducts } from '../../../src/db/postgres/schema/index.js';
+import { postgresUnavailable } from '../../../src/db/postgres/unavailable.js';
 import type { InstanceProductRow, NewInstanceProduct } from '../../../src/db/rows.js';
 import { openSqliteStore } from '../../../src/db/sqlite/store.js';
 import { bindOperations, type Store, type StoreOperations } from '../../../src/db/store.js';
@@ -42,7 +43,7 @@ beforeAll(async () => {
   pool.on('error', () => undefined);
   await migratePostgres(pool);
   db = postgresDb(pool);
-  store = bindOperations(db, instanceProductQueries);
+  store = bindOperations(db, instanceProductQueries, postgresUnavailable);
   sqlite = await openSqliteStore(':memory:', { logger: createLogger('silent') });
   instanceId = (await insertInstance(db, { name: 'Acme', code: 'ACM', now })).id;
   otherInstanceId = (await insertInstance(db, { name: 'Beta', code: 'BET', now })).id;

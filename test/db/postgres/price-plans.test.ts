@@ -7,6 +7,7 @@ import { openPostgresPool } from '../../../src/db/postgres/pool.js';
 import * as pricePlanQueries from '../../../src/db/postgres/queries/price-plans.js';
 import { insertApplication, insertInstance } from '../../../src/db/postgres/queries/tenancy.js';
 import { customers, pricePlanRules, pricePlans } from '../../../src/db/postgres/schema/index.js';
+import { postgresUnavailable } from '../../../src/db/postgres/unavailable.js';
 import type { NewPricePlan, PricePlanWithRules } from '../../../src/db/rows.js';
 import { openSqliteStore } from '../../../src/db/sqlite/store.js';
 import { bindOperations, type Store, type StoreOperations } from '../../../src/db/store.js';
@@ -46,7 +47,7 @@ beforeAll(async () => {
   pool.on('error', () => undefined);
   await migratePostgres(pool);
   db = postgresDb(pool);
-  store = bindOperations(db, pricePlanQueries);
+  store = bindOperations(db, pricePlanQueries, postgresUnavailable);
   sqlite = await openSqliteStore(':memory:', { logger: createLogger('silent') });
 });
 

@@ -6,6 +6,7 @@ import { migratePostgres } from '../../../src/db/postgres/migrate.js';
 import { openPostgresPool } from '../../../src/db/postgres/pool.js';
 import * as tenancy from '../../../src/db/postgres/queries/tenancy.js';
 import { applications, serviceSettings, users } from '../../../src/db/postgres/schema/index.js';
+import { postgresUnavailable } from '../../../src/db/postgres/unavailable.js';
 import { bindOperations, type StoreOperations } from '../../../src/db/store.js';
 import { createTestDatabase } from '../../helpers/postgres-server.js';
 
@@ -22,7 +23,7 @@ beforeAll(async () => {
   pool.on('error', () => undefined);
   await migratePostgres(pool);
   db = postgresDb(pool);
-  store = bindOperations(db, tenancy);
+  store = bindOperations(db, tenancy, postgresUnavailable);
 });
 
 afterAll(async () => {

@@ -21,12 +21,14 @@ const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
  * server process (about a tenth of the gathering CPU, profiled in `npm run bench`, pg-gathering).
  *
  * Every step is a CTE of the one statement, so it commits or fails as a whole, and all read one snapshot:
- * 1. `exhausted`: running tasks whose lease expired after their last allowed attempt, locked `FOR UPDATE
+ * 1. `exhausted`: running tasks whose lease expired for the `maxAttempts`-th time, locked `FOR UPDATE
  *    SKIP LOCKED` in id order; `failed` ends them (`LEASE_EXPIRED`), and each counts as a finished source
  *    on its request ({@link FINISHED_SOURCES_CTES}).
  * 2. `expired` then `queued`: two index-ordered reads instead of one OR (which would sort every queued task
  *    on each claim), expired leases first, each locking with SKIP LOCKED only the rows it returns — the
- *    queued read runs only as far as the slots the expired ones left; `leased` writes the lease on them.
+ *    queued read runs only as far as the slots the expired ones left; `leased` writes the lease on them: a
+ *    queued task starts an attempt (`attempts` + 1), an expired lease's attempt is taken over
+ *    (`lease_expiries` + 1, issue 48).
  * 3. `pending` then `started`: the requests of leased tasks still `pending`, locked in id order and moved to
  *    `in_progress`. A locked row is re-read at its newest version, so a request another claimer started
  *    meanwhile is no longer pending and is left out.
@@ -42,11 +44,11 @@ const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 const CLAIM_SQL = `
 with exhausted as materialized (
   select id, instance_id, availability_request_id, trace_context from gathering_tasks
-   where status = 'running' and lease_expires_at <= $1 and attempts >= $2
+   where status = 'running' and lease_expires_at <= $1 and lease_expiries + 1 >= $2
    order by id for update skip locked),
 failed as (
   update gathering_tasks set status = 'failed', lease_owner = null, lease_expires_at = null,
-         error_code = ${literal(leaseExpired.code)}, error_message = ${literal(leaseExpired.message)},
+         lease_expiries = lease_expiries + 1, error_code = ${literal(leaseExpired.code)}, error_message = ${literal(leaseExpired.message)},
          finished_at = $1, updated_at = $1
    where id in (select id from exhausted)),
 counts as materialized (
@@ -55,7 +57,7 @@ counts as materialized (
     from exhausted group by availability_request_id)${FINISHED_SOURCES_CTES},
 expired as materialized (
   select id from gathering_tasks
-   where status = 'running' and lease_expires_at <= $1 and attempts < $2
+   where status = 'running' and lease_expires_at <= $1 and lease_expiries + 1 < $2
    order by lease_expires_at, id limit $3 for update skip locked),
 queued as materialized (
   select id from gathering_tasks where status = 'queued' and available_at <= $1
@@ -63,7 +65,8 @@ queued as materialized (
      for update skip locked),
 leased as (
   update gathering_tasks set status = 'running', lease_owner = $4, lease_expires_at = $5,
-         attempts = attempts + 1, updated_at = $1
+         attempts = attempts + (status = 'queued')::int,
+         lease_expiries = lease_expiries + (status = 'running')::int, updated_at = $1
    where id in (select id from expired union all select id from queued)
   returning id, availability_request_id, trace_context),
 pending as materialized (
@@ -114,7 +117,7 @@ const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * Race-free across pools and processes: candidates are read with `SELECT … FOR UPDATE SKIP LOCKED` and
  * leased in the same statement, so concurrent claimers each lock a disjoint set of tasks and a task is
  * never leased twice at once; a claimer skips what another one is deciding on. An expired lease is
- * reclaimed only below `maxAttempts`, so an exhausted task is never run again.
+ * taken over only below `maxAttempts` expiries, so an exhausted task is never run again.
  */
 export const claimTasks: Op<'claimTasks'> = async (db, input) => {
   const { now } = input;

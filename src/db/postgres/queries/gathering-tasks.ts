@@ -80,9 +80,13 @@ export const failTaskAttempt: Op<'failTaskAttempt'> = async (db, attempt) => {
 };
 
 /** Locks the owner's running tasks in id order first (`FOR UPDATE`), then updates those still its own. */
-export const releaseTasks: Op<'releaseTasks'> = async (db, owner, now) => {
+export const releaseTasks: Op<'releaseTasks'> = async (db, owner, now, taskIds) => {
   const t = gatheringTasks;
-  const held = and(eq(t.leaseOwner, owner), eq(t.status, 'running'));
+  const held = and(
+    eq(t.leaseOwner, owner),
+    eq(t.status, 'running'),
+    taskIds ? inArray(t.id, [...taskIds]) : undefined,
+  );
   return db.transaction(async (tx) => {
     const locked = await tx.select({ id: t.id }).from(t).where(held).orderBy(asc(t.id)).for('update');
     if (locked.length === 0) return 0;

@@ -103,6 +103,12 @@ export const gatheringTasks = pgTable(
       .references(() => sources.id),
     status: text({ enum: gatheringTaskStatuses }).notNull(),
     attempts: integer().notNull().default(0),
+    /**
+     * Leases of the task that expired and were taken over (its worker stopped responding: killed, or cut off
+     * from the store past the lease; issue 48): counted apart from `attempts`, so that an outage costs no
+     * attempt, while a task that keeps killing its workers still ends (`LEASE_EXPIRED`).
+     */
+    leaseExpiries: integer().notNull().default(0),
     /** Earliest time the task may be claimed; pushed back after a failed attempt. */
     availableAt: instant().notNull(),
     leaseOwner: text(),

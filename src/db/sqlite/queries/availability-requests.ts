@@ -37,6 +37,7 @@ const tasksInsert = preparedQuery((db) => {
           sourceId: sql`value`.as('source_id'),
           status: sql`'queued'`.as('status'),
           attempts: sql`0`.as('attempts'),
+          leaseExpiries: sql`0`.as('lease_expiries'),
           availableAt: nowMs.as('available_at'),
           leaseOwner: none.as('lease_owner'),
           leaseExpiresAt: none.as('lease_expires_at'),

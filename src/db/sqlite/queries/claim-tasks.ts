@@ -114,12 +114,13 @@ const claimStatements = preparedQuery((db) => {
         status: 'failed',
         leaseOwner: null,
         leaseExpiresAt: null,
+        leaseExpiries: sql`${t.leaseExpiries} + 1`,
         errorCode: leaseExpired.code,
         errorMessage: leaseExpired.message,
         finishedAt: nowMs,
         updatedAt: nowMs,
       })
-      .where(and(expired, sql`${t.attempts} >= ${sql.placeholder('maxAttempts')}`))
+      .where(and(expired, sql`${t.leaseExpiries} + 1 >= ${sql.placeholder('maxAttempts')}`))
       .returning({
         instanceId: t.instanceId,
         availabilityRequestId: t.availabilityRequestId,
@@ -146,7 +147,9 @@ const claimStatements = preparedQuery((db) => {
         status: 'running',
         leaseOwner: sql`${sql.placeholder('owner')}`,
         leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAtMs')}`,
-        attempts: sql`${t.attempts} + 1`,
+        // Read before the update: a queued task starts an attempt, an expired lease's is taken over.
+        attempts: sql`${t.attempts} + (${t.status} = 'queued')`,
+        leaseExpiries: sql`${t.leaseExpiries} + (${t.status} = 'running')`,
         updatedAt: nowMs,
       })
       .where(inJsonIds(t.id, 'ids'))

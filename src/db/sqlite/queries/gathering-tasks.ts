@@ -3,7 +3,7 @@
  * its name documented in `GatheringOperations` (src/db/contract/gathering.ts). Writes run in write
  * transactions (`BEGIN IMMEDIATE`): SQLite's one writer at a time is the whole of the locking.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { requestChangeEvents } from '../../shared/events.js';
 import { failedAttemptChanges } from '../../shared/gathering.js';
 import type { Op } from '../operation.js';
@@ -38,7 +38,7 @@ export const failTaskAttempt: Op<'failTaskAttempt'> = async (db, attempt) => {
   );
 };
 
-export const releaseTasks: Op<'releaseTasks'> = async (db, owner, now) => {
+export const releaseTasks: Op<'releaseTasks'> = async (db, owner, now, taskIds) => {
   const t = gatheringTasks;
   const result = db
     .update(t)
@@ -50,7 +50,13 @@ export const releaseTasks: Op<'releaseTasks'> = async (db, owner, now) => {
       availableAt: now,
       updatedAt: now,
     })
-    .where(and(eq(t.leaseOwner, owner), eq(t.status, 'running')))
+    .where(
+      and(
+        eq(t.leaseOwner, owner),
+        eq(t.status, 'running'),
+        taskIds ? inArray(t.id, [...taskIds]) : undefined,
+      ),
+    )
     .run();
   return result.changes;
 };

@@ -26,7 +26,12 @@ export const claimIdempotencyKey: Op<'claimIdempotencyKey'> = async (db, input) 
 
 export const completeIdempotencyKey: Op<'completeIdempotencyKey'> = async (db, input) => {
   db.update(idempotencyKeys)
-    .set({ state: 'done', responseStatus: input.status, responseBody: input.body })
+    .set({
+      state: 'done',
+      responseStatus: input.status,
+      responseBody: input.body,
+      ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}),
+    })
     .where(keyOf(input))
     .run();
 };

@@ -1,0 +1,1 @@
+ALTER TABLE "gathering_tasks" ADD COLUMN "lease_expiries" integer DEFAULT 0 NOT NULL;
