@@ -12,6 +12,7 @@ import { type RecoveredWrite, StoreRecovery } from '../db/store-recovery.js';
 import { isStoreUnavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { eventTraceContext, inStoredTrace } from '../telemetry/trace-context.js';
+import { attemptFailure, retryDelayMs } from './attempt-failure.js';
 import { offerMatchesFilters } from './filters.js';
 import { salePrices } from './pricing.js';
 import { type SourceAdapter, type SourceAnswer, SourceError } from './sources/types.js';
@@ -51,10 +52,7 @@ export interface GatheringTaskSettled {
   durationMs: number;
 }
 
-/** Delay before retry number `attempt` (1-based): exponential from 500 ms, capped at 30 s, with full jitter. */
-export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
-  return Math.round(random() * Math.min(30_000, 500 * 2 ** (attempt - 1)));
-}
+export { retryDelayMs } from './attempt-failure.js';
 
 /**
  * The in-process gathering worker pool. It claims durable tasks with a lease, asks each task's source
@@ -290,9 +288,8 @@ export class GatheringWorker {
   }
 
   /**
-   * Records a failed attempt: back in the queue after {@link retryDelayMs} while attempts remain and the
-   * failure is retryable, else failed for good. A failure that is no {@link SourceError} is the source's
-   * unexpected one (`SOURCE_ERROR`), or its time running out (`TIMEOUT`).
+   * Records a failed attempt ({@link attemptFailure}): back in the queue after {@link retryDelayMs} while
+   * attempts remain and the failure is retryable, else failed for good.
    */
   private async failAttempt(
     task: ClaimedTask,
@@ -301,12 +298,7 @@ export class GatheringWorker {
     durationMs: number,
     log: () => Logger,
   ): Promise<void> {
-    const failure =
-      error instanceof SourceError
-        ? error
-        : timedOut
-          ? new SourceError('TIMEOUT', 'The source did not answer in time.', true)
-          : new SourceError('SOURCE_ERROR', 'The source failed unexpectedly.', true);
+    const failure = attemptFailure(error, timedOut);
     if (!(error instanceof SourceError)) log().warn({ err: error }, 'source attempt failed');
     const retry = failure.retryable && task.attempts < this.options.maxAttempts;
     const recorded = await this.recovery.retry(() => {
