@@ -44,9 +44,17 @@ function postgresBinaries(): string {
  * user when running as root — initdb refuses root), a server on a free port of 127.0.0.1, trust
  * authentication, durability off (fsync, synchronous commit, full-page writes: a test database outlives
  * nothing). `stop()` stops it and removes the folder.
+ *
+ * `durable: true` keeps PostgreSQL's default durability, for tests that crash the server (`crash()`): with
+ * synchronous commit off, a commit acknowledged in the last moments before an immediate stop is lost with
+ * the WAL buffers, as no deployment would lose it.
  */
-export function startThrowawayPostgres(): Promise<TestPostgres> {
-  return startPostgresCluster({ directory: mkdtempSync(join(tmpdir(), 'gateway-pg-')), keep: false });
+export function startThrowawayPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
+  return startPostgresCluster({
+    directory: mkdtempSync(join(tmpdir(), 'gateway-pg-')),
+    keep: false,
+    durable: options.durable ?? false,
+  });
 }
 
 /**

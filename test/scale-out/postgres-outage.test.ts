@@ -38,7 +38,7 @@ describe.skipIf(onlyInSqliteProject)('a PostgreSQL restart under a gathering gat
   let exited: GatewayExit | null = null;
 
   beforeAll(async () => {
-    postgres = await startThrowawayPostgres();
+    postgres = await startThrowawayPostgres({ durable: true });
     database = await createTestDatabase(postgres.adminUrl);
     gateway = await startGatewayProcess({
       env: {
