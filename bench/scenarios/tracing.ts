@@ -12,7 +12,7 @@ import { gatewayEnvironment, signIn } from './http-servers.js';
  * trace sampled, or one in ten (`parentbased_traceidratio`, 0.1) — against the same gateway without tracing,
  * A/B in the same run. The traced gateways export over OTLP/HTTP (protobuf, the default) to a sink in the
  * bench process that answers every export with 200: what is measured is the gateway's own cost (spans,
- * context, the batch exporter's encoding and sends), not a collector's. Two reference subjects without a goal
+ * context, the batch exporter's encoding and sends), not a collector's. Three reference subjects without a goal
  * split that cost (see `tracingSubjects`).
  */
 
@@ -69,10 +69,11 @@ const tracedEnv = (sinkUrl: string, ratio: number): Record<string, string> => ({
 /**
  * The subjects: the two issue 47 sets goals for on Node 24 (every trace sampled ≥ 0.80 × untraced, one in ten
  * ≥ 0.85), an A/A check (a second gateway without tracing configured: nothing of the SDK loads, so it must be
- * within noise of the first, 0.95–1.05), and two references without a goal that show where the cost of
+ * within noise of the first, 0.95–1.05), and three references without a goal that show where the cost of
  * tracing lies — tracing at one in ten without the HTTP
  * instrumentation (`OTEL_NODE_DISABLED_INSTRUMENTATIONS=http`: the SDK, its context manager and the other
- * instrumentations, but no server span), and an AsyncLocalStorage store per request without any tracing
+ * instrumentations, but no server span), tracing with the HTTP instrumentation on and no trace sampled
+ * (`always_off`: nothing recorded or exported, so no sampling rate can cost less), and an AsyncLocalStorage store per request without any tracing
  * (`./lib/async-context-per-request.mjs`): the floor of carrying a context at all on this Node version.
  */
 const tracingSubjects = (sinkUrl: string): TracingSubject[] => [
@@ -102,6 +103,14 @@ const tracingSubjects = (sinkUrl: string): TracingSubject[] => [
     target: 'reference: the cost of tracing without server spans',
   },
   {
+    id: 'rest-list-tracing-off',
+    title:
+      'rest-list with tracing on but no trace sampled (sampler always_off, the HTTP instrumentation on), against the same gateway untraced',
+    label: 'gateway REST, traced (0 %), http instrumentation on',
+    env: { ...tracedEnv(sinkUrl, 0), OTEL_TRACES_SAMPLER: 'always_off' },
+    target: 'reference: the floor of the HTTP instrumentation, below any sampling rate',
+  },
+  {
     id: 'rest-list-async-context',
     title:
       'rest-list with an AsyncLocalStorage store entered per request and no tracing, against the same gateway without it',
@@ -113,9 +122,10 @@ const tracingSubjects = (sinkUrl: string): TracingSubject[] => [
 ];
 
 /**
- * The rest-list scenarios of {@link tracingSubjects} on SQLite (`rest-list-tracing-100`, `-10`, and the two
- * references): each subject gateway against the untraced one (baseline), `httpRounds` A/B rounds after a
- * warm-up of both, every other server paused while one is measured. They share their servers (group `tracing`), each gateway on its own copy of the dataset.
+ * The rest-list scenarios of {@link tracingSubjects} on SQLite (`rest-list-tracing-100`, `-10`, the A/A check
+ * and the three references): each subject gateway against the untraced one (baseline), `httpRounds` A/B
+ * rounds after a warm-up of both, every other server paused while one is measured. They share their servers
+ * (group `tracing`), each gateway on its own copy of the dataset.
  */
 export function tracingScenarios(): Scenario[] {
   let running: Promise<TracingServers> | null = null;
