@@ -229,6 +229,7 @@ export function seedAvailabilityRequests(
               sourceId: source.id,
               status: failed ? 'failed' : 'succeeded',
               attempts: failed ? 3 : 1,
+              leaseExpiries: 0,
               availableAt: created,
               leaseOwner: null,
               leaseExpiresAt: null,
