@@ -151,8 +151,19 @@ export const lineCancellationStates = [
 ] as const;
 export type LineCancellationState = (typeof lineCancellationStates)[number];
 
-export const orderLineFulfilments = ['supplier', 'manual'] as const;
+/**
+ * How an order line is fulfilled: `supplier` (ordered from its seller by the order worker), `manual` (moved by
+ * hand), `none` (nothing to deliver: completed when the order is placed, never waited for; issue 49).
+ */
+export const orderLineFulfilments = ['supplier', 'manual', 'none'] as const;
 export type OrderLineFulfilment = (typeof orderLineFulfilments)[number];
+
+/**
+ * How an instance product's order line is fulfilled (issue 49): `manual` (the default: someone marks it
+ * completed or failed) or `none` (a fee or an entitlement: the line is completed when the order is placed).
+ */
+export const instanceProductFulfilments = ['manual', 'none'] as const;
+export type InstanceProductFulfilment = (typeof instanceProductFulfilments)[number];
 
 /**
  * Where a supplier order (one seller order per source of an order) stands in the gateway's task: `placing`

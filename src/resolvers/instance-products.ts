@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Context, Services } from '../context.js';
 import type { InstanceProductRow, NewInstanceProduct } from '../db/rows.js';
+import { instanceProductFulfilments } from '../db/values.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { currencyFractionDigits, isCurrencyCode, toMinorUnits } from '../money.js';
 import { requireViewer } from './authentication.js';
@@ -35,7 +36,11 @@ function fitsCurrency(value: number, currency: string): boolean {
 
 /** An instance product to create (GraphQL and the CLI's import file share it); amounts in major units. */
 export const instanceProductInputSchema = z
-  .strictObject({ ...productFields, mandatory: z.boolean().default(false) })
+  .strictObject({
+    ...productFields,
+    mandatory: z.boolean().default(false),
+    fulfilment: z.enum(instanceProductFulfilments).default('manual'),
+  })
   .superRefine((product, ctx) => {
     // Only against a valid currency: a bad code is reported once, on the currency.
     if (!currencySchema.safeParse(product.currency).success) return;
@@ -57,6 +62,7 @@ export const instanceProductInputSchema = z
       mrcMinor: toMinor(product.mrc, product.currency),
       nrcMinor: toMinor(product.nrc, product.currency),
       currency: product.currency,
+      fulfilment: product.fulfilment,
     }),
   );
 
@@ -70,6 +76,8 @@ const importFileSchema = z.strictObject({
       mrc: z.number().int().min(0),
       nrc: z.number().int().min(0),
       mandatory: z.boolean(),
+      /** How its order lines are fulfilled (issue 49); `manual` when left out. */
+      fulfilment: z.enum(instanceProductFulfilments).default('manual'),
     }),
   ),
 });
@@ -103,6 +111,7 @@ export function readInstanceProductFile(path: string): NewInstanceProduct[] {
     mrcMinor: product.mrc,
     nrcMinor: product.nrc,
     currency: file.currency,
+    fulfilment: product.fulfilment,
   }));
 }
 

@@ -4,7 +4,13 @@
  */
 import { z } from 'zod';
 import type { Context } from '../context.js';
-import type { NewOrderLine, OrderLineRow, OrderRecord, QuoteLineRow } from '../db/rows.js';
+import type {
+  InstanceProductRow,
+  NewOrderLine,
+  OrderLineRow,
+  OrderRecord,
+  QuoteLineRow,
+} from '../db/rows.js';
 import { orderLineStatuses, orderStatuses } from '../db/values.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { currentTraceContext } from '../telemetry/trace-context.js';
@@ -48,15 +54,26 @@ export const placeOrderInput = z.strictObject({
 
 const refused = 'The order was not placed; nothing was written.';
 
-/** A quote line as an order line: `supplier` when it has order terms (a Sonata product), else `manual`. */
-function orderLineOf(line: QuoteLineRow, position: number): NewOrderLine {
+/**
+ * A quote line as an order line: `supplier` when it has order terms (a Sonata product); an instance
+ * product's line as its product says (`manual` or `none`; issue 49), `manual` when the product is gone;
+ * `manual` otherwise.
+ */
+function orderLineOf(
+  line: QuoteLineRow,
+  position: number,
+  instanceProducts: ReadonlyMap<string, InstanceProductRow>,
+): NewOrderLine {
   const supplier = line.orderTerms !== null && line.sourceId !== null;
+  const fulfilment = supplier ? 'supplier' : (instanceProducts.get(line.productId)?.fulfilment ?? 'manual');
   return {
     quoteLineId: line.id,
     position,
     name: line.name,
-    fulfilment: supplier ? 'supplier' : 'manual',
+    fulfilment,
     sourceId: line.sourceId,
+    sourceName: line.sourceName,
+    sourceType: line.sourceType,
     contractTermMonths: line.contractTermMonths,
     orderTerms: supplier ? line.orderTerms : null,
     purchaseMrcMinor: line.purchaseMrcMinor,
@@ -67,8 +84,10 @@ function orderLineOf(line: QuoteLineRow, position: number): NewOrderLine {
 
 /**
  * Places an order for one of the caller's quotes: every line becomes an order line (`supplier` for a
- * `mef-sonata` product, `manual` otherwise), the supplier lines grouped into one supplier order per source
- * that the order worker places and follows. Nothing is sent to a seller here.
+ * `mef-sonata` product; an instance product's as the product's `fulfilment` says, `manual` or `none`;
+ * `manual` otherwise), the supplier lines grouped into one supplier order per source that the order worker
+ * places and follows. A `none` line is `completed` as the order is placed (issue 49). Nothing is sent to a
+ * seller here.
  *
  * @throws {AppError} `VALIDATION` for bad fields, an unknown (or another instance's) quote, a quote without
  *   lines or one past its expiration date (UTC); `CONFLICT` when the quote has an order that is open or
@@ -96,6 +115,14 @@ export async function placeOrder(ctx: Context, input: unknown): Promise<OrderRec
   if (requested.getTime() <= now.getTime()) {
     throw validationError([{ path: '/requestedCompletionDate', message: 'must be in the future' }], refused);
   }
+  const instanceProducts = new Map(
+    (
+      await ctx.db.findInstanceProducts(
+        viewer.instanceId,
+        quote.lines.filter((line) => line.kind !== 'availability_request_product').map((line) => line.productId),
+      )
+    ).map((product) => [product.id, product]),
+  );
   const placed = await ctx.db.insertOrder({
     instanceId: viewer.instanceId,
     quoteId: quote.quote.id,
@@ -103,7 +130,8 @@ export async function placeOrder(ctx: Context, input: unknown): Promise<OrderRec
     userId: viewer.userId,
     requestedCompletionDate: requested,
     contact: fields.contact ?? null,
-    lines: quote.lines.map((line, index) => orderLineOf(line, index + 1)),
+    lines: quote.lines.map((line, index) => orderLineOf(line, index + 1, instanceProducts)),
+    quoteUpdatedAt: quote.quote.updatedAt,
     now,
     // Its supplier orders continue this request's trace in whichever worker steps them (issue 37).
     traceContext: currentTraceContext(),
@@ -112,6 +140,12 @@ export async function placeOrder(ctx: Context, input: unknown): Promise<OrderRec
     throw new AppError(
       'CONFLICT',
       `Quote ${quote.quote.id} has an order that is open or completed. ${refused}`,
+    );
+  }
+  if (placed === 'quote_changed') {
+    throw new AppError(
+      'CONFLICT',
+      `Quote ${quote.quote.id} had products added while the order was placed. ${refused} Place it again.`,
     );
   }
   ctx.events.written();

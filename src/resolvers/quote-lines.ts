@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import type { InstanceProductRow, NewQuoteLine, ProductRow } from '../db/rows.js';
+import type { InstanceProductRow, NewQuoteLine, ProductRow, SourceRow } from '../db/rows.js';
 import type { FieldProblem } from '../errors.js';
 
 /** The three product-id arrays of `POST /quotes` and `POST /quotes/{id}/products`, camelCase. */
@@ -16,8 +16,8 @@ export function describeBandwidth(kbps: number): string {
   return `${kbps} kbit/s`;
 }
 
-/** The line for a gathered product: its offer described, with its sale prices. */
-function requestProductLine(product: ProductRow): NewQuoteLine {
+/** The line for a gathered product: its offer described, with its sale prices and its source's name and type. */
+function requestProductLine(product: ProductRow, source: SourceRow | undefined): NewQuoteLine {
   const speed =
     product.downloadKbps === product.uploadKbps
       ? describeBandwidth(product.downloadKbps)
@@ -36,6 +36,9 @@ function requestProductLine(product: ProductRow): NewQuoteLine {
     nrcMinor: product.nrcMinor,
     currency: product.currency,
     sourceId: product.sourceId,
+    // A source is never deleted while its products are (foreign key): `undefined` cannot happen.
+    sourceName: source?.name ?? null,
+    sourceType: source?.type ?? null,
     purchaseMrcMinor: product.purchaseMrcMinor,
     purchaseNrcMinor: product.purchaseNrcMinor,
     orderTerms: product.orderTerms,
@@ -57,6 +60,8 @@ function catalogueLine(product: InstanceProductRow): NewQuoteLine {
     nrcMinor: product.nrcMinor,
     currency: product.currency,
     sourceId: null,
+    sourceName: null,
+    sourceType: null,
     purchaseMrcMinor: null,
     purchaseNrcMinor: null,
     orderTerms: null,
@@ -82,6 +87,12 @@ export async function buildQuoteLines(
   const requestProducts = new Map(
     (await ctx.db.findRequestProducts(instanceId, ids.availabilityRequestProductIds)).map((p) => [p.id, p]),
   );
+  // An instance has a handful of sources: one read names those of every product.
+  const sources = new Map(
+    requestProducts.size === 0
+      ? []
+      : (await ctx.db.listSources(instanceId)).map((source) => [source.id, source]),
+  );
   const catalogue = new Map(
     (
       await ctx.db.findInstanceProducts(instanceId, [...ids.instanceProductIds, ...ids.mandatoryProductIds])
@@ -96,7 +107,7 @@ export async function buildQuoteLines(
   ids.availabilityRequestProductIds.forEach((id, index) => {
     const product = requestProducts.get(id);
     take(
-      product ? requestProductLine(product) : null,
+      product ? requestProductLine(product, sources.get(product.sourceId)) : null,
       `/availabilityRequestProductIds/${index}`,
       'availability-request product',
     );

@@ -83,7 +83,9 @@ export async function createQuote(ctx: Context, input: unknown): Promise<QuoteRe
 /**
  * Adds products to one of the caller's quotes (contract: "can also be added at a later stage"). Products
  * already on the quote are skipped; missing mandatory products are added.
- * @throws {AppError} `NOT_FOUND` for the quote; `VALIDATION` for bad ids (nothing is written).
+ * @throws {AppError} `NOT_FOUND` for the quote; `VALIDATION` for bad ids; `CONFLICT` when the quote has an
+ *   order that is neither `failed` nor `cancelled` (issue 49: an ordered quote is frozen). Nothing is written
+ *   on any of them.
  */
 export async function addQuoteProducts(ctx: Context, quoteId: string, input: unknown): Promise<QuoteRecord> {
   const viewer = requireViewer(ctx, quoteRoles);
@@ -91,7 +93,18 @@ export async function addQuoteProducts(ctx: Context, quoteId: string, input: unk
   const existing = await getQuote(ctx, quoteId);
   const { lines, problems } = await buildQuoteLines(ctx, viewer.instanceId, ids, existing.quote.currency);
   if (problems.length > 0) throw validationError(problems, 'The products are invalid; none was added.');
-  await ctx.db.addQuoteLines({ instanceId: viewer.instanceId, quoteId, lines, now: ctx.clock.now() });
+  const added = await ctx.db.addQuoteLines({
+    instanceId: viewer.instanceId,
+    quoteId,
+    lines,
+    now: ctx.clock.now(),
+  });
+  if (added === 'quote_ordered') {
+    throw new AppError(
+      'CONFLICT',
+      `Quote ${quoteId} has an order that is open or completed, so its products stay as ordered; none was added.`,
+    );
+  }
   return getQuote(ctx, quoteId);
 }
 

@@ -9,6 +9,7 @@ import type {
   ShownAddress,
   SourceOutcome,
 } from '../db/rows.js';
+import type { SourceType } from '../db/values.js';
 import { toMajorUnits } from '../money.js';
 import type { AuthenticationResult } from '../resolvers/authentication.js';
 import type { AvailabilityOptions } from '../resolvers/availability-options.js';
@@ -66,10 +67,17 @@ export function availabilityRequestDocument({ request, address }: AvailabilityRe
   };
 }
 
-/** An availability-request product (DESIGN.md): kbps, months, sale prices in the currency's major unit. */
-export function productDocument(product: ProductRow) {
+/**
+ * An availability-request product (DESIGN.md): kbps, months, sale prices in the currency's major unit, and
+ * the source that offered it (issue 49; from the request's source outcomes, `sourcesByIdOf`).
+ */
+export function productDocument(product: ProductRow, sources: ReadonlyMap<string, SourceOutcome>) {
+  const source = sources.get(product.sourceId);
   return {
     id: product.id,
+    source: source
+      ? sourceDocument({ sourceId: source.sourceId, sourceName: source.sourceName, sourceType: source.sourceType })
+      : null,
     network: product.network,
     technology_type: product.technologyType,
     connection_type: product.connectionType,
@@ -192,8 +200,22 @@ export function instanceProductDocument(product: InstanceProductRow) {
     mrc: toMajorUnits(product.mrcMinor, product.currency),
     nrc: toMajorUnits(product.nrcMinor, product.currency),
     currency: product.currency,
+    fulfilment: product.fulfilment,
     _document_type: product.mandatory ? ('mandatory_product' as const) : ('instance_product' as const),
   };
+}
+
+/**
+ * The slim source a product or line names (issue 49): `{ id, name, type }`, never its settings; null for the
+ * instance's own products (no source, or no name known).
+ */
+export function sourceDocument(line: {
+  sourceId: string | null;
+  sourceName: string | null;
+  sourceType: SourceType | null;
+}) {
+  if (line.sourceId === null || line.sourceName === null || line.sourceType === null) return null;
+  return { id: line.sourceId, name: line.sourceName, type: line.sourceType, _document_type: 'source' as const };
 }
 
 /** An item of a quote's `products` array: the snapshot the line keeps. */
@@ -203,6 +225,7 @@ export function quoteLineDocument(line: QuoteLineRow) {
     kind: line.kind,
     product_id: line.productId,
     name: line.name,
+    source: sourceDocument(line),
     network: line.network,
     technology_type: line.technologyType,
     connection_type: line.connectionType,

@@ -5,7 +5,7 @@
 import type { OrderCharge, OrderLineRow, OrderRecord } from '../db/rows.js';
 import { toMajorUnits } from '../money.js';
 import { sellerDateTime } from '../ordering/seller-dates.js';
-import { isoTimestamp } from './documents.js';
+import { isoTimestamp, sourceDocument } from './documents.js';
 
 const timestampOrNull = (date: Date | null) => (date === null ? null : isoTimestamp(date));
 /** A date a seller gave as text, written like every other timestamp; null when it is not a date-time. */
@@ -35,6 +35,7 @@ export function orderLineDocument(line: OrderLineRow) {
     id: line.id,
     quote_line_id: line.quoteLineId,
     name: line.name,
+    source: sourceDocument(line),
     fulfilment: line.fulfilment,
     status: line.status,
     supplier_status: line.supplierStatus,
@@ -62,6 +63,7 @@ export function orderLineDocument(line: OrderLineRow) {
       message: line.cancellation.message,
     },
     error: line.errorCode === null ? null : { code: line.errorCode, message: line.errorMessage ?? '' },
+    notice: line.notice && { code: line.notice.code, message: line.notice.message },
     note: line.note,
     status_changed_at: timestampOrNull(line.statusChangedAt),
     status_changed_by_user_id: line.statusChangedByUserId,

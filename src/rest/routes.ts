@@ -116,7 +116,9 @@ export const routes: Route[] = [
         body: {
           data: {
             ...availabilityRequestDocument(record),
-            products: products.map(productDocument),
+            products: products.map((product) =>
+              productDocument(product, new Map(sources.map((source) => [source.sourceId, source]))),
+            ),
             sources: sources.map(sourceOutcomeDocument),
           },
           sse_jwt: await issueEventStreamToken(ctx),

@@ -27,7 +27,7 @@ describe(`placing an order in the ${testStore} store`, () => {
     const { one, two } = world.sources;
     const input = await newOrderFor(store, world, 'Bakker', [one, null, two, one]);
     const { result: placed, sql } = await recordStatements(store, () => store.insertOrder(input));
-    if (placed === 'quote_ordered') throw new Error('refused');
+    if (typeof placed === 'string') throw new Error(`refused: ${placed}`);
 
     expect(placed).toEqual(await store.findOrder(world.instanceId, placed.order.id));
     expect(placed.customer).toEqual({ id: input.customerId, name: 'Bakker' });
@@ -49,8 +49,9 @@ describe(`placing an order in the ${testStore} store`, () => {
     });
     expect(event?.payload.record).toEqual(JSON.parse(JSON.stringify(placed)));
     expect(await countStoredRows(store, 'supplierOrders', { orderId: placed.order.id })).toBe(2);
-    expect(dataStatements(sql)).toHaveLength(testStore === 'postgres' ? 2 : 7);
-    if (testStore === 'postgres') expect(sql).toHaveLength(2);
+    // The quote's row is read under a lock first (issue 49: no line added between the read and the insert).
+    expect(dataStatements(sql)).toHaveLength(testStore === 'postgres' ? 3 : 8);
+    if (testStore === 'postgres') expect(sql).toHaveLength(3);
 
     const again = await store.insertOrder({ ...input, now: new Date(input.now.getTime() + 1_000) });
     expect(again).toBe('quote_ordered');
@@ -65,7 +66,7 @@ describe(`placing an order in the ${testStore} store`, () => {
       store.insertOrder(input),
       store.insertOrder({ ...input, now: new Date(input.now.getTime() + 1) }),
     ]);
-    const placed = results.filter((result) => result !== 'quote_ordered');
+    const placed = results.filter((result) => typeof result !== 'string');
     expect(results.filter((result) => result === 'quote_ordered')).toHaveLength(1);
     expect(placed).toHaveLength(1);
     const [order] = (await storedRows(store, 'orders', { quoteId: input.quoteId })) as { id: string }[];

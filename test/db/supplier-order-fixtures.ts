@@ -100,7 +100,7 @@ export async function placeOrder(
   lines: readonly LineOf[],
 ): Promise<OrderRecord> {
   const placed = await store.insertOrder(await newOrderFor(store, world, customerName, lines));
-  if (placed === 'quote_ordered') throw new Error('the quote was ordered already');
+  if (typeof placed === 'string') throw new Error(`the order was refused: ${placed}`);
   return placed;
 }
 
@@ -156,6 +156,8 @@ export async function newOrderFor(
       name: sourceId === null ? 'Router rental' : `Fibre ${index + 1}`,
       fulfilment: sourceId === null ? 'manual' : 'supplier',
       sourceId,
+      sourceName: sourceId === null ? null : `Source ${sourceId}`,
+      sourceType: sourceId === null ? null : 'mef-sonata',
       contractTermMonths: sourceId === null ? null : 36,
       orderTerms: null,
       purchaseMrcMinor: 10_000 + index,
@@ -168,6 +170,7 @@ export async function newOrderFor(
     quoteId: quote.id,
     customerId: customer.id,
     userId: world.userId,
+    quoteUpdatedAt: quote.updatedAt,
     requestedCompletionDate: at(30 * 86_400_000),
     contact: { name: 'Jan Jansen', emailAddress: 'jan@example.com', number: null },
     lines: orderLines,

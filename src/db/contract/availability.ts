@@ -7,6 +7,7 @@
 import type {
   AvailabilityRequestStatus,
   GatheringTaskStatus,
+  SourceType,
   StoredCoordinatesPrecision,
   StoredFilters,
 } from '../values.js';
@@ -183,6 +184,7 @@ export interface RequestSlice {
 export interface SourceOutcome {
   sourceId: string;
   sourceName: string;
+  sourceType: SourceType;
   network: string;
   status: GatheringTaskStatus;
   /** Attempts started so far (a released lease gives its attempt back). */

@@ -3,12 +3,27 @@
  * the options endpoint and the filters check read, the sources of an instance with their settings, and the
  * instance's own products.
  */
-import type { SourceType, StoredHubListeners, StoredSourceSettings } from '../values.js';
+import type {
+  InstanceProductFulfilment,
+  SourceType,
+  StoredHubListeners,
+  StoredSourceSettings,
+} from '../values.js';
 
 /**
  * A source of offers for one network: a supplier's system, or the instance's catalogue of it. The options
  * endpoint's `networks` are the networks of the enabled sources.
  */
+/**
+ * The slim view of a source that products and lines carry (issue 49): which source offered it, so twin
+ * products of one network from two sources can be told apart. Never the source's settings.
+ */
+export interface ProductSource {
+  id: string;
+  name: string;
+  type: SourceType;
+}
+
 export interface SourceRow {
   id: string;
   instanceId: string;
@@ -148,6 +163,11 @@ export interface InstanceProductRow {
   mrcMinor: number;
   nrcMinor: number;
   currency: string;
+  /**
+   * How its order lines are fulfilled (issue 49): `manual` (someone marks them completed or failed) or `none`
+   * (nothing to deliver: completed when the order is placed).
+   */
+  fulfilment: InstanceProductFulfilment;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -155,7 +175,7 @@ export interface InstanceProductRow {
 /** An instance product to create; prices in integer minor units. */
 export type NewInstanceProduct = Pick<
   InstanceProductRow,
-  'mandatory' | 'name' | 'description' | 'mrcMinor' | 'nrcMinor' | 'currency'
+  'mandatory' | 'name' | 'description' | 'mrcMinor' | 'nrcMinor' | 'currency' | 'fulfilment'
 >;
 
 /** The changes `updateInstanceProduct` may make; an absent field stays. */

@@ -3,7 +3,13 @@
  * orders — one seller order per source of its `supplier` lines, placed and followed by a durable task — are
  * in `supplier-orders.ts`.
  */
-import type { LineCancellationState, OrderLineFulfilment, OrderLineStatus, OrderStatus } from '../values.js';
+import type {
+  LineCancellationState,
+  OrderLineFulfilment,
+  OrderLineStatus,
+  OrderStatus,
+  SourceType,
+} from '../values.js';
 import type { OrderTerms } from './order-terms.js';
 
 /** Who to contact about an order (MEF 123 `RelatedContactInformation`'s name, e-mail and number). */
@@ -96,6 +102,16 @@ export interface OrderLinePriceChange {
   newNrcMinor: number;
 }
 
+/**
+ * Why a line waits on its seller although the order's own state was read (issue 49): a call after the order's
+ * read keeps failing, e.g. `CHARGE_LIST_UNAVAILABLE` for a held item whose charge cannot be listed. Cleared
+ * by the step that no longer sees the cause.
+ */
+export interface OrderLineNotice {
+  code: string;
+  message: string;
+}
+
 /** An order line: a quote line ordered, with where its fulfilment stands. */
 export interface OrderLineRow {
   id: string;
@@ -113,6 +129,9 @@ export interface OrderLineRow {
   supplierOrderRef: string | null;
   /** The source it is ordered from (the quote line's); null for the instance's own products. */
   sourceId: string | null;
+  /** The source's name and type, as the quote line had them (issue 49); null for the instance's own products. */
+  sourceName: string | null;
+  sourceType: SourceType | null;
   /** The seller's `productOrder` id, once placed. */
   supplierOrderId: string | null;
   /** The order item's id within the seller's order (the buyer's item id). */
@@ -143,6 +162,8 @@ export interface OrderLineRow {
   errorMessage: string | null;
   /** The note of the last manual move, and who made it when (manual lines). */
   note: string | null;
+  /** What keeps the line waiting on its seller beyond its state (issue 49); null when nothing does. */
+  notice: OrderLineNotice | null;
   statusChangedByUserId: string | null;
   statusChangedAt: Date | null;
   createdAt: Date;
@@ -177,6 +198,8 @@ export type NewOrderLine = Pick<
   | 'name'
   | 'fulfilment'
   | 'sourceId'
+  | 'sourceName'
+  | 'sourceType'
   | 'contractTermMonths'
   | 'orderTerms'
   | 'purchaseMrcMinor'
@@ -193,6 +216,11 @@ export interface NewOrder {
   requestedCompletionDate: Date;
   contact: OrderContact | null;
   lines: NewOrderLine[];
+  /**
+   * The quote's `updatedAt` as the caller read the lines from it: when lines were added since, nothing is
+   * written (`'quote_changed'`), so an order never holds other lines than its quote (issue 49).
+   */
+  quoteUpdatedAt: Date;
   now: Date;
   /** The placing request's W3C trace context, kept on each supplier order; absent or null without tracing. */
   traceContext?: string | null;
@@ -264,12 +292,14 @@ export interface OrderOperations {
    * `now`) at once (one transaction or one statement), unless the quote has an order that is neither
    * `failed` nor `cancelled`; two concurrent placements of one quote make one order (SQLite: the check and
    * the insert under `BEGIN IMMEDIATE`; PostgreSQL: a partial unique index on such orders' quote).
-   * The order's status is `pending`; a quote without supplier lines is still `pending` until an admin
-   * moves its lines.
+   * The order's status is `pending` (its `none` lines are `completed` at once: `orderStatusOf`); a quote
+   * without supplier lines is still `pending` until an admin moves its lines. The quote's row is read under
+   * a lock that `addQuoteLines` also takes, so lines are never added between the check and the insert.
    *
-   * @returns the new order's record, or `'quote_ordered'` with nothing written.
+   * @returns the new order's record; `'quote_ordered'` or `'quote_changed'` (lines were added since
+   *   `quoteUpdatedAt`) with nothing written.
    */
-  insertOrder: (input: NewOrder) => Promise<OrderRecord | 'quote_ordered'>;
+  insertOrder: (input: NewOrder) => Promise<OrderRecord | 'quote_ordered' | 'quote_changed'>;
   /** One order of the instance with its lines, or undefined (also for another instance's id). */
   findOrder: (instanceId: string, id: string) => Promise<OrderRecord | undefined>;
   /**

@@ -1,6 +1,6 @@
 /** Quotes for customers and their lines: snapshots of products with their sale prices. */
 
-import type { QuoteLineKind } from '../values.js';
+import type { QuoteLineKind, SourceType } from '../values.js';
 import type { ProductRow } from './availability.js';
 import type { OrderTerms } from './order-terms.js';
 
@@ -55,6 +55,9 @@ export interface QuoteLineRow {
   currency: string;
   /** The source of a connection line; null for the instance's own products. */
   sourceId: string | null;
+  /** Its name and type when the line was added (issue 49); null for the instance's own products. */
+  sourceName: string | null;
+  sourceType: SourceType | null;
   /** The product's purchase prices (minor units of `currency`); null for the instance's own products. */
   purchaseMrcMinor: number | null;
   purchaseNrcMinor: number | null;
@@ -126,10 +129,11 @@ export interface QuoteOperations {
   /**
    * Adds lines to a quote in one transaction, one addition to a quote at a time: products already on it,
    * or repeated in `lines`, are skipped; positions continue after the last line. The quote's `updatedAt`
-   * moves to `now` when a line was added.
-   * @returns how many lines were added.
+   * moves to `now` when a line was added. A quote with an order that is neither `failed` nor `cancelled` is
+   * frozen (issue 49): checked under the lock `insertOrder` takes too, and then nothing is written.
+   * @returns how many lines were added, or `'quote_ordered'` with nothing written.
    */
-  addQuoteLines: (input: QuoteLinesToAdd) => Promise<number>;
+  addQuoteLines: (input: QuoteLinesToAdd) => Promise<number | 'quote_ordered'>;
   /** One quote of the instance with its lines, or undefined (also for another instance's id). */
   findQuote: (instanceId: string, id: string) => Promise<QuoteRecord | undefined>;
   /** Number of quotes of the instance, read from its list total (no scan). */

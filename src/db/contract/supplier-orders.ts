@@ -8,6 +8,7 @@ import type { OrderTerms } from './order-terms.js';
 import type {
   OrderCharge,
   OrderLineCancellation,
+  OrderLineNotice,
   OrderLinePriceChange,
   OrderLineRow,
   OrderMilestone,
@@ -57,6 +58,11 @@ export interface SupplierOrderRow {
    * (issue 37). Null when tracing was off.
    */
   traceContext: string | null;
+  /**
+   * Charges a seller's notification named that no step has read yet (issue 49): the next step reads each
+   * (`GET /charge/{id}`) — how a held item's charge arrives when the seller's `GET /charge` list fails.
+   */
+  notifiedChargeIds: string[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -86,6 +92,8 @@ export interface SupplierLineProgress {
   charges?: OrderCharge[];
   errorCode?: string | null;
   errorMessage?: string | null;
+  /** What keeps the line waiting beyond its state (issue 49); null clears it. */
+  notice?: OrderLineNotice | null;
   orderTerms?: OrderTerms | null;
   priceChange?: OrderLinePriceChange | null;
   cancellation?: OrderLineCancellation | null;

@@ -19,7 +19,12 @@ import type {
   SupplierOrderProgress,
   SupplierOrderRow,
 } from '../contract/index.js';
-import { finalOrderLineStatuses, type OrderLineStatus, type OrderStatus } from '../values.js';
+import {
+  finalOrderLineStatuses,
+  type OrderLineFulfilment,
+  type OrderLineStatus,
+  type OrderStatus,
+} from '../values.js';
 import { cancellationChargesOf } from './order-cancellation.js';
 import { withLines } from './row-mapping.js';
 
@@ -28,11 +33,16 @@ import { withLines } from './row-mapping.js';
  * cancelled, `failed` when every line failed, `completed` when every line completed, `partially_completed`
  * when every line ended and some but not all completed; before that `in_progress` while any line is (or
  * some ended and others wait), `submitted` once any line is, else `pending`. An order without lines is
- * `pending`.
+ * `pending`. Lines that need no delivery (`fulfilment` `none`, completed when placed; issue 49) count only
+ * when every line is one: they neither start an order nor save a failed one.
  */
-export function orderStatusOf(lines: readonly { status: OrderLineStatus }[]): OrderStatus {
+export function orderStatusOf(
+  lines: readonly { status: OrderLineStatus; fulfilment?: OrderLineFulfilment }[],
+): OrderStatus {
+  const delivered = lines.filter((line) => line.fulfilment !== 'none');
   if (lines.length === 0) return 'pending';
-  const statuses = lines.map((line) => line.status);
+  if (delivered.length === 0) return 'completed';
+  const statuses = delivered.map((line) => line.status);
   const every = (status: OrderLineStatus) => statuses.every((each) => each === status);
   if (statuses.every((status) => finalOrderLineStatuses.includes(status))) {
     if (every('completed')) return 'completed';
@@ -79,6 +89,7 @@ export function newOrderRows(input: NewOrder): {
       errorCode: null,
       errorMessage: null,
       traceContext: input.traceContext ?? null,
+      notifiedChargeIds: [],
       ...stamps,
     });
   }
@@ -88,7 +99,8 @@ export function newOrderRows(input: NewOrder): {
       id: newId('orderLine'),
       instanceId: input.instanceId,
       orderId,
-      status: 'pending',
+      // Nothing to deliver: completed as it is placed (issue 49).
+      status: line.fulfilment === 'none' ? 'completed' : 'pending',
       supplierStatus: null,
       supplierOrderRef:
         line.fulfilment === 'supplier' && line.sourceId !== null
@@ -97,7 +109,7 @@ export function newOrderRows(input: NewOrder): {
       supplierOrderId: null,
       supplierItemId: null,
       expectedCompletionDate: null,
-      completionDate: null,
+      completionDate: line.fulfilment === 'none' ? input.now : null,
       inventoryProductId: null,
       inventoryProductStatus: null,
       milestones: [],
@@ -107,8 +119,9 @@ export function newOrderRows(input: NewOrder): {
       errorCode: null,
       errorMessage: null,
       note: null,
+      notice: null,
       statusChangedByUserId: null,
-      statusChangedAt: null,
+      statusChangedAt: line.fulfilment === 'none' ? input.now : null,
       ...stamps,
     }),
   );
@@ -118,7 +131,7 @@ export function newOrderRows(input: NewOrder): {
     quoteId: input.quoteId,
     customerId: input.customerId,
     createdByUserId: input.userId,
-    status: 'pending',
+    status: orderStatusOf(lines),
     requestedCompletionDate: input.requestedCompletionDate,
     contact: input.contact,
     cancelReason: null,

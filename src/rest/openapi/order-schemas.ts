@@ -6,7 +6,7 @@ import {
   orderStatuses,
 } from '../../db/values.js';
 import { about, named } from './registry.js';
-import { id, paginationSchema, timestamp } from './responses.js';
+import { id, paginationSchema, productSourceSchema, timestamp } from './responses.js';
 
 // The order documents of `src/rest/order-documents.ts` (issue "Orders, part 1", item 7) and the bodies that
 // wrap them.
@@ -48,11 +48,16 @@ export const orderChargeSchema = named(
 export const orderLineSchema = named(
   'OrderLine',
   'A quote line ordered: `supplier` lines are ordered from their seller by the gateway and follow its ' +
-    'progress; `manual` lines are moved by an admin once done by other means.',
+    'progress; `manual` lines are moved by an admin once done by other means; `none` lines (an instance ' +
+    'product that needs no delivery, e.g. a fee) are `completed` when the order is placed and never waited for.',
   z.strictObject({
     id: id(),
     quote_line_id: id(),
     name: z.string(),
+    source: about(
+      'The source it is ordered from, as its quote line named it; null for the instance’s own products.',
+      productSourceSchema.nullable(),
+    ),
     fulfilment: z.enum(orderLineFulfilments),
     status: z.enum(orderLineStatuses),
     supplier_status: about(
@@ -93,6 +98,12 @@ export const orderLineSchema = named(
       z.strictObject({ state: z.enum(lineCancellationStates), message: z.string().nullable() }).nullable(),
     ),
     error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
+    notice: about(
+      'What keeps the line waiting on its seller although its own state was read, e.g. ' +
+        '`CHARGE_LIST_UNAVAILABLE` for a `held` item whose charge cannot be listed, `INVENTORY_UNAVAILABLE` ' +
+        'for a completed item whose product cannot be read; null when nothing does. Cleared once it passes.',
+      z.strictObject({ code: z.string(), message: z.string() }).nullable(),
+    ),
     note: about('The note of the last manual move.', z.string().nullable()),
     status_changed_at: about('When the line was last moved by hand.', timestamp().nullable()),
     status_changed_by_user_id: about(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { availabilityRequestStatuses, gatheringTaskStatuses, quoteLineKinds } from '../../db/rows.js';
+import { instanceProductFulfilments, sourceTypes } from '../../db/values.js';
 import { about, named } from './registry.js';
 
 // The documents the REST layer sends, one zod schema per shaping function of `src/rest/documents.ts`; a
@@ -78,11 +79,25 @@ export const availabilityRequestSchema = named(
   }),
 );
 
+/** The slim source a product or line names (issue 49): which source offered it, never its settings. */
+export const productSourceSchema = named(
+  'ProductSource',
+  'The source that offered a product (a supplier catalogue or API): two products of one network from two ' +
+    'sources differ here. Never the source’s settings.',
+  z.strictObject({
+    id: id(),
+    name: z.string(),
+    type: about('`catalog` (an imported price list), `http` or `mef-sonata` (a supplier API).', z.enum(sourceTypes)),
+    _document_type: documentType('source'),
+  }),
+);
+
 export const productSchema = named(
   'AvailabilityRequestProduct',
   'An offer gathered for an availability request, at the sale price of its price plan.',
   z.strictObject({
     id: id(),
+    source: productSourceSchema.nullable(),
     network: z.string(),
     technology_type: z.string(),
     connection_type: z.string(),
@@ -225,6 +240,11 @@ export const instanceProductSchema = named(
     mrc: money('Monthly recurring charge'),
     nrc: money('One-time charge'),
     currency: currency(),
+    fulfilment: about(
+      'How its order lines are fulfilled: `manual` (marked completed or failed by hand) or `none` (nothing to ' +
+        'deliver: the line is `completed` when the order is placed).',
+      z.enum(instanceProductFulfilments),
+    ),
     _document_type: z.enum(['instance_product', 'mandatory_product']),
   }),
 );
@@ -237,6 +257,10 @@ export const quoteLineSchema = named(
     kind: z.enum(quoteLineKinds),
     product_id: about('The product this line was made from.', z.string()),
     name: z.string(),
+    source: about(
+      'The source that offered it, as named when the line was added; null for the instance’s own products.',
+      productSourceSchema.nullable(),
+    ),
     network: z.string().nullable(),
     technology_type: z.string().nullable(),
     connection_type: z.string().nullable(),

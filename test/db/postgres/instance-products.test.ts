@@ -27,6 +27,7 @@ const later = new Date('2026-11-25T11:00:00.000Z');
 
 const product = (name: string, mandatory = false): NewInstanceProduct => ({
   mandatory,
+  fulfilment: mandatory ? 'none' : 'manual',
   name,
   description: `${name} description`,
   mrcMinor: 1500,

@@ -25,7 +25,7 @@ import type { PostgresDb } from '../client.js';
 import type { Op } from '../operation.js';
 import { orderHeadColumns } from '../order-heads.js';
 import { preparedQuery } from '../prepared.js';
-import { customers, orderLines, orders, outboxEvents, supplierOrders } from '../schema/index.js';
+import { customers, orderLines, orders, outboxEvents, quotes, supplierOrders } from '../schema/index.js';
 
 type Tx = Parameters<Parameters<PostgresDb['transaction']>[0]>[0];
 
@@ -131,12 +131,13 @@ function violates(error: unknown, constraint: string): boolean {
 }
 
 /**
- * Two statements and no transaction: the customer's name (a named prepared read), then the order, its
- * supplier orders, its lines and its `created` event written as one statement of data-modifying `WITH`
- * clauses — atomic on its own, foreign keys checked at its end. Two placements of one quote meet at the
- * partial unique index {@link OPEN_ORDER_OF_QUOTE}: the second waits for the first's commit and fails on it,
- * writing nothing (a first that failed lets it through). The record returned is the rows written
- * (`newOrderRows`), as a read gives them.
+ * The customer's name (a named prepared read), then one transaction: the quote's row read `FOR SHARE` (it
+ * waits for an `addQuoteLines` under way, whose `FOR NO KEY UPDATE` it conflicts with, and holds off the
+ * next) and its `updatedAt` compared with the one the lines were read at; then the order, its supplier
+ * orders, its lines and its `created` event written as one statement of data-modifying `WITH` clauses. Two
+ * placements of one quote meet at the partial unique index {@link OPEN_ORDER_OF_QUOTE}: the second waits
+ * for the first's commit and fails on it, writing nothing (a first that failed lets it through). The record
+ * returned is the rows written (`newOrderRows`), as a read gives them.
  */
 export const insertOrder: Op<'insertOrder'> = async (db, input) => {
   const [customer] = await customerNameById(db).execute({ id: input.customerId });
@@ -154,12 +155,20 @@ export const insertOrder: Op<'insertOrder'> = async (db, input) => {
   ].map((write, index) => sql`${sql.identifier(`write_${index}`)} as (${write.getSQL()})`);
   const event = db.insert(outboxEvents).values(orderChangeEvent(record, 'created'));
   try {
-    await db.execute(sql`with ${sql.join(writes, sql`, `)} ${event.getSQL()}`);
+    return await db.transaction(async (tx) => {
+      const [quote] = await tx
+        .select({ updatedAt: quotes.updatedAt })
+        .from(quotes)
+        .where(eq(quotes.id, input.quoteId))
+        .for('share');
+      if (quote?.updatedAt.getTime() !== input.quoteUpdatedAt.getTime()) return 'quote_changed' as const;
+      await tx.execute(sql`with ${sql.join(writes, sql`, `)} ${event.getSQL()}`);
+      return record;
+    });
   } catch (error) {
     if (violates(error, OPEN_ORDER_OF_QUOTE)) return 'quote_ordered';
     throw error;
   }
-  return record;
 };
 
 export const findOrder: Op<'findOrder'> = async (db, instanceId, id) => {

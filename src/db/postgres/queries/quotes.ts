@@ -7,7 +7,15 @@ import { ofInstanceIn } from '../id-arrays.js';
 import { listTotal } from '../list-totals.js';
 import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
-import { availabilityRequestProducts, customers, instances, quoteLines, quotes } from '../schema/index.js';
+import { openOrdersOfQuote } from '../../shared/order-conditions.js';
+import {
+  availabilityRequestProducts,
+  customers,
+  instances,
+  orders,
+  quoteLines,
+  quotes,
+} from '../schema/index.js';
 
 type Tx = Parameters<Parameters<PostgresDb['transaction']>[0]>[0];
 
@@ -61,7 +69,15 @@ export const insertQuote: Op<'insertQuote'> = async (db, input) => {
  */
 export const addQuoteLines: Op<'addQuoteLines'> = async (db, input) => {
   return db.transaction(async (tx) => {
+    // The lock `insertOrder` waits for (its `FOR SHARE`): an order placed meanwhile is seen here, or sees
+    // the lines added.
     await tx.select({ id: quotes.id }).from(quotes).where(eq(quotes.id, input.quoteId)).for('no key update');
+    const [ordered] = await tx
+      .select({ id: orders.id })
+      .from(orders)
+      .where(openOrdersOfQuote(orders, input.quoteId))
+      .limit(1);
+    if (ordered) return 'quote_ordered' as const;
     const current = await tx
       .select({ productId: quoteLines.productId, position: quoteLines.position })
       .from(quoteLines)

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { OrderTerms } from '../../contract/order-terms.js';
-import { quoteLineKinds } from '../../values.js';
+import { instanceProductFulfilments, quoteLineKinds, sourceTypes } from '../../values.js';
 import { idColumn, instant, timestamps } from './columns.js';
 import { customers } from './customers.js';
 import { instances, users } from './tenancy.js';
@@ -23,6 +23,8 @@ export const instanceProducts = pgTable(
     mrcMinor: integer().notNull(),
     nrcMinor: integer().notNull(),
     currency: text().notNull(),
+    /** How its order lines are fulfilled: `manual` (by hand) or `none` (nothing to deliver; issue 49). */
+    fulfilment: text({ enum: instanceProductFulfilments }).notNull().default('manual'),
     ...timestamps,
   },
   (t) => [index('instance_products_list_idx').on(t.instanceId, t.mandatory, t.name)],
@@ -87,6 +89,9 @@ export const quoteLines = pgTable(
     currency: text().notNull(),
     /** The source of a connection line (null for the instance's own products). */
     sourceId: text(),
+    /** The source's name and type when the line was added (null for the instance's own products; issue 49). */
+    sourceName: text(),
+    sourceType: text({ enum: sourceTypes }),
     /** The product's purchase prices, in minor units of `currency` (null for the instance's own products). */
     purchaseMrcMinor: integer(),
     purchaseNrcMinor: integer(),

@@ -28,7 +28,7 @@ import { inJsonIds } from '../json-ids.js';
 import { pastKey } from '../keyset.js';
 import type { Op } from '../operation.js';
 import { preparedQuery, preparedVariants } from '../prepared.js';
-import { customers, orderLines, orders, sources, supplierOrders } from '../schema/index.js';
+import { customers, orderLines, orders, quotes, sources, supplierOrders } from '../schema/index.js';
 import { recordEvents } from './record-events.js';
 
 type Tx = Parameters<Parameters<SqliteDb['transaction']>[0]>[0];
@@ -153,6 +153,12 @@ export const insertOrder: Op<'insertOrder'> = async (db, input) =>
       ) {
         return 'quote_ordered' as const;
       }
+      const quote = tx
+        .select({ updatedAt: quotes.updatedAt })
+        .from(quotes)
+        .where(eq(quotes.id, input.quoteId))
+        .get();
+      if (quote?.updatedAt.getTime() !== input.quoteUpdatedAt.getTime()) return 'quote_changed' as const;
       const rows = newOrderRows(input);
       tx.insert(orders).values(rows.order).run();
       if (rows.supplierOrders.length > 0) tx.insert(supplierOrders).values(rows.supplierOrders).run();

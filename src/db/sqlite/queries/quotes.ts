@@ -9,7 +9,15 @@ import { pastKey } from '../keyset.js';
 import { listTotal } from '../list-totals.js';
 import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
-import { availabilityRequestProducts, customers, instances, quoteLines, quotes } from '../schema/index.js';
+import { openOrdersOfQuote } from '../../shared/order-conditions.js';
+import {
+  availabilityRequestProducts,
+  customers,
+  instances,
+  orders,
+  quoteLines,
+  quotes,
+} from '../schema/index.js';
 
 type Tx = Parameters<Parameters<SqliteDb['transaction']>[0]>[0];
 
@@ -58,10 +66,16 @@ export const insertQuote: Op<'insertQuote'> = async (db, input) => {
   );
 };
 
-/** One `BEGIN IMMEDIATE` transaction: no other writer appends to the quote meanwhile. */
+/**
+ * One `BEGIN IMMEDIATE` transaction: no other writer appends to the quote or orders it meanwhile (the
+ * check of its orders and the insert under one write lock).
+ */
 export const addQuoteLines: Op<'addQuoteLines'> = async (db, input) => {
   return db.transaction(
     (tx) => {
+      if (tx.select({ id: orders.id }).from(orders).where(openOrdersOfQuote(orders, input.quoteId)).get()) {
+        return 'quote_ordered' as const;
+      }
       const added = appendLines(tx, input, input.lines, input.now);
       if (added > 0)
         tx.update(quotes).set({ updatedAt: input.now }).where(eq(quotes.id, input.quoteId)).run();

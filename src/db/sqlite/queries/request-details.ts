@@ -16,6 +16,7 @@ export const listSourceOutcomes: Op<'listSourceOutcomes'> = async (db, instanceI
     .select({
       ...pickColumns(t, sourceOutcomeTaskKeys),
       sourceName: sources.name,
+      sourceType: sources.type,
       network: sources.network,
       // Through the request's index: by the task alone, the count scans every request's products.
       productCount: sql<number>`(select count(*) from ${p} where ${p.availabilityRequestId} = ${t.availabilityRequestId} and ${p.gatheringTaskId} = ${t.id})`,

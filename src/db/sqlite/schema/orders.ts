@@ -6,6 +6,7 @@ import type {
   OrderCharge,
   OrderContact,
   OrderLineCancellation,
+  OrderLineNotice,
   OrderLinePriceChange,
   OrderMilestone,
 } from '../../contract/orders.js';
@@ -13,6 +14,7 @@ import {
   orderLineFulfilments,
   orderLineStatuses,
   orderStatuses,
+  sourceTypes,
   supplierOrderStatuses,
 } from '../../values.js';
 import { sources } from './catalog.js';
@@ -98,6 +100,11 @@ export const supplierOrders = sqliteTable(
      * without tracing.
      */
     traceContext: text(),
+    /**
+     * Charges a seller's notification named (`chargeCreateEvent` …) that no step has read yet (issue 49): read
+     * by the next step, then removed.
+     */
+    notifiedChargeIds: text({ mode: 'json' }).$type<string[]>().notNull().default([]),
     ...timestamps,
   },
   (t) => [
@@ -125,6 +132,9 @@ export const orderLines = sqliteTable(
     supplierStatus: text(),
     supplierOrderRef: text().references(() => supplierOrders.id),
     sourceId: text(),
+    /** The source's name and type, as the quote line had them (null for the instance's own products; issue 49). */
+    sourceName: text(),
+    sourceType: text({ enum: sourceTypes }),
     supplierOrderId: text(),
     supplierItemId: text(),
     contractTermMonths: integer(),
@@ -143,6 +153,8 @@ export const orderLines = sqliteTable(
     errorCode: text(),
     errorMessage: text(),
     note: text(),
+    /** Why a line waits on its seller, e.g. a charge that cannot be read (issue 49); null when nothing does. */
+    notice: text({ mode: 'json' }).$type<OrderLineNotice>(),
     statusChangedByUserId: text().references(() => users.id),
     statusChangedAt: integer({ mode: 'timestamp_ms' }),
     ...timestamps,

@@ -1,6 +1,6 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { OrderTerms } from '../../contract/order-terms.js';
-import { quoteLineKinds } from '../../values.js';
+import { instanceProductFulfilments, quoteLineKinds, sourceTypes } from '../../values.js';
 import { idColumn, timestamps } from './columns.js';
 import { customers } from './customers.js';
 import { instances, users } from './tenancy.js';
@@ -23,6 +23,8 @@ export const instanceProducts = sqliteTable(
     mrcMinor: integer().notNull(),
     nrcMinor: integer().notNull(),
     currency: text().notNull(),
+    /** How its order lines are fulfilled: `manual` (by hand) or `none` (nothing to deliver; issue 49). */
+    fulfilment: text({ enum: instanceProductFulfilments }).notNull().default('manual'),
     ...timestamps,
   },
   (t) => [index('instance_products_list_idx').on(t.instanceId, t.mandatory, t.name)],
@@ -86,6 +88,9 @@ export const quoteLines = sqliteTable(
     currency: text().notNull(),
     /** The source of a connection line (null for the instance's own products). */
     sourceId: text(),
+    /** The source's name and type when the line was added (null for the instance's own products; issue 49). */
+    sourceName: text(),
+    sourceType: text({ enum: sourceTypes }),
     /** The product's purchase prices, in minor units of `currency` (null for the instance's own products). */
     purchaseMrcMinor: integer(),
     purchaseNrcMinor: integer(),
