@@ -4,6 +4,7 @@ import type {
   AvailabilityRequestRecord,
   NewAvailabilityRequest,
   ProductRow,
+  ProductSource,
   SourceOutcome,
   SourceRow,
   StoredAvailabilityRequestRecord,
@@ -212,6 +213,16 @@ export async function availabilityRequestSourceOutcomes(
 ): Promise<SourceOutcome[]> {
   requireViewer(ctx, ['connectivity_check']);
   return loadersFor(ctx).sourceOutcomesOfRequest.load(requestId);
+}
+
+/**
+ * The source that offered a product of one of the caller's requests (issue 49), from the request's source
+ * outcomes (batched: one read for every product of the operation); null when its task is gone.
+ */
+export async function productSource(ctx: Context, product: ProductRow): Promise<ProductSource | null> {
+  const outcomes = await availabilityRequestSourceOutcomes(ctx, product.availabilityRequestId);
+  const outcome = outcomes.find((each) => each.sourceId === product.sourceId);
+  return outcome ? { id: outcome.sourceId, name: outcome.sourceName, type: outcome.sourceType } : null;
 }
 
 /**

@@ -153,12 +153,13 @@ const updateSchema = z
     description: z.string().trim().max(2000).optional(),
     mrc: amount.optional(),
     nrc: amount.optional(),
+    fulfilment: z.enum(instanceProductFulfilments).optional(),
   })
   .refine((changes) => Object.keys(changes).length > 0, 'give at least one field to change');
 
 /**
  * Changes a product of the caller's instance (instance admins only). Quotes keep the prices their lines
- * were added with.
+ * were added with; orders placed keep their lines' fulfilment.
  * @throws {AppError} `NOT_FOUND` for another instance's or an unknown id; `VALIDATION`; `FORBIDDEN`.
  */
 export async function changeInstanceProduct(
@@ -186,6 +187,7 @@ export async function changeInstanceProduct(
       ...(changes.description === undefined ? {} : { description: changes.description }),
       ...(changes.mrc === undefined ? {} : { mrcMinor: toMinor(changes.mrc, current.currency) }),
       ...(changes.nrc === undefined ? {} : { nrcMinor: toMinor(changes.nrc, current.currency) }),
+      ...(changes.fulfilment === undefined ? {} : { fulfilment: changes.fulfilment }),
     },
     ctx.clock.now(),
   );

@@ -119,7 +119,9 @@ export async function placeOrder(ctx: Context, input: unknown): Promise<OrderRec
     (
       await ctx.db.findInstanceProducts(
         viewer.instanceId,
-        quote.lines.filter((line) => line.kind !== 'availability_request_product').map((line) => line.productId),
+        quote.lines
+          .filter((line) => line.kind !== 'availability_request_product')
+          .map((line) => line.productId),
       )
     ).map((product) => [product.id, product]),
   );

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Context } from '../context.js';
 import type { QuoteRecord } from '../db/rows.js';
+import type { OrderStatus } from '../db/values.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { requireViewer } from './authentication.js';
 import { type Connection, decodeCursor, forwardConnection } from './connection.js';
@@ -117,6 +118,19 @@ export async function getQuote(ctx: Context, id: string): Promise<QuoteRecord> {
   const record = await ctx.db.findQuote(viewer.instanceId, id);
   if (!record) throw notFound('Quote', id);
   return record;
+}
+
+/**
+ * The orders of one of the caller's quotes, newest first, as the quote shows them (issue 49: REST `orders`):
+ * id and status. A quote with one that is neither `failed` nor `cancelled` is frozen.
+ */
+export async function quoteOrderStatuses(
+  ctx: Context,
+  quoteId: string,
+): Promise<{ id: string; status: OrderStatus }[]> {
+  const viewer = requireViewer(ctx, quoteRoles);
+  const records = await ctx.db.listOrdersOfQuotes(viewer.instanceId, [quoteId]);
+  return records.map(({ order }) => ({ id: order.id, status: order.status }));
 }
 
 /** Like {@link getQuote}, null when not found. */

@@ -9,7 +9,7 @@ import type {
   ShownAddress,
   SourceOutcome,
 } from '../db/rows.js';
-import type { SourceType } from '../db/values.js';
+import type { OrderStatus, SourceType } from '../db/values.js';
 import { toMajorUnits } from '../money.js';
 import type { AuthenticationResult } from '../resolvers/authentication.js';
 import type { AvailabilityOptions } from '../resolvers/availability-options.js';
@@ -76,7 +76,11 @@ export function productDocument(product: ProductRow, sources: ReadonlyMap<string
   return {
     id: product.id,
     source: source
-      ? sourceDocument({ sourceId: source.sourceId, sourceName: source.sourceName, sourceType: source.sourceType })
+      ? sourceDocument({
+          sourceId: source.sourceId,
+          sourceName: source.sourceName,
+          sourceType: source.sourceType,
+        })
       : null,
     network: product.network,
     technology_type: product.technologyType,
@@ -214,8 +218,14 @@ export function sourceDocument(line: {
   sourceName: string | null;
   sourceType: SourceType | null;
 }) {
-  if (line.sourceId === null || line.sourceName === null || line.sourceType === null) return null;
-  return { id: line.sourceId, name: line.sourceName, type: line.sourceType, _document_type: 'source' as const };
+  // `!`: an order record stored in an event before issue 49 has neither name nor type (undefined).
+  if (line.sourceId === null || !line.sourceName || !line.sourceType) return null;
+  return {
+    id: line.sourceId,
+    name: line.sourceName,
+    type: line.sourceType,
+    _document_type: 'source' as const,
+  };
 }
 
 /** An item of a quote's `products` array: the snapshot the line keeps. */
@@ -241,8 +251,11 @@ export function quoteLineDocument(line: QuoteLineRow) {
   };
 }
 
-/** The contract's "Quote": totals summed from the lines in minor units. */
-export function quoteDocument(record: QuoteRecord) {
+/**
+ * The contract's "Quote": totals summed from the lines in minor units, and its orders' ids and statuses
+ * (issue 49; newest first), additive to the contract.
+ */
+export function quoteDocument(record: QuoteRecord, orders: readonly { id: string; status: OrderStatus }[]) {
   const { quote } = record;
   const totals = quoteTotals(record);
   return {
@@ -259,6 +272,7 @@ export function quoteDocument(record: QuoteRecord) {
     total_mrc: toMajorUnits(totals.totalMrcMinor, quote.currency),
     total_nrc: toMajorUnits(totals.totalNrcMinor, quote.currency),
     expiration_date: quote.expirationDate,
+    orders: orders.map((order) => ({ id: order.id, status: order.status, _document_type: 'order' as const })),
     _document_type: 'quote' as const,
   };
 }

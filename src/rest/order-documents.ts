@@ -63,7 +63,8 @@ export function orderLineDocument(line: OrderLineRow) {
       message: line.cancellation.message,
     },
     error: line.errorCode === null ? null : { code: line.errorCode, message: line.errorMessage ?? '' },
-    notice: line.notice && { code: line.notice.code, message: line.notice.message },
+    // Absent from order records stored in events before issue 49.
+    notice: line.notice ? { code: line.notice.code, message: line.notice.message } : null,
     note: line.note,
     status_changed_at: timestampOrNull(line.statusChangedAt),
     status_changed_by_user_id: line.statusChangedByUserId,

@@ -11,7 +11,7 @@ import { createCustomer, listCustomers } from '../resolvers/customers.js';
 import { issueEventStreamToken } from '../resolvers/event-stream-token.js';
 import { instanceProducts } from '../resolvers/instance-products.js';
 import { createProject, listProjects } from '../resolvers/projects.js';
-import { addQuoteProducts, createQuote, getQuote } from '../resolvers/quotes.js';
+import { addQuoteProducts, createQuote, getQuote, quoteOrderStatuses } from '../resolvers/quotes.js';
 import { revokeOwnAuthToken } from '../resolvers/revocation.js';
 import {
   authenticationDocument,
@@ -209,7 +209,7 @@ export const routes: Route[] = [
     body: true,
     handle: async ({ ctx, body }) => ({
       status: 201,
-      body: { data: quoteDocument(await createQuote(ctx, camelizeBody(body))) },
+      body: { data: quoteDocument(await createQuote(ctx, camelizeBody(body)), []) },
     }),
   },
   {
@@ -217,20 +217,26 @@ export const routes: Route[] = [
     path: '/quotes/:id',
     authenticated: true,
     body: false,
-    handle: async ({ ctx, params }) => ({
-      status: 200,
-      body: { data: quoteDocument(await getQuote(ctx, params.id ?? '')) },
-    }),
+    handle: async ({ ctx, params }) => {
+      const record = await getQuote(ctx, params.id ?? '');
+      return {
+        status: 200,
+        body: { data: quoteDocument(record, await quoteOrderStatuses(ctx, record.quote.id)) },
+      };
+    },
   },
   {
     method: 'POST',
     path: '/quotes/:id/products',
     authenticated: true,
     body: true,
-    handle: async ({ ctx, params, body }) => ({
-      status: 200,
-      body: { data: quoteDocument(await addQuoteProducts(ctx, params.id ?? '', camelizeBody(body))) },
-    }),
+    handle: async ({ ctx, params, body }) => {
+      const record = await addQuoteProducts(ctx, params.id ?? '', camelizeBody(body));
+      return {
+        status: 200,
+        body: { data: quoteDocument(record, await quoteOrderStatuses(ctx, record.quote.id)) },
+      };
+    },
   },
   ...orderRoutes,
 ];

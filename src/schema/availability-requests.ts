@@ -8,10 +8,11 @@ import {
   availabilityRequestSourceOutcomes,
   createAvailabilityRequests,
   findAvailabilityRequestForViewer,
+  productSource,
   progressPercentage,
 } from '../resolvers/availability-requests.js';
 import { builder } from './builder.js';
-import { Bandwidth, BandwidthInput, Coordinates, CoordinatesInput } from './common.js';
+import { Bandwidth, BandwidthInput, Coordinates, CoordinatesInput, ProductSource } from './common.js';
 import { withoutNulls } from './inputs.js';
 
 const upperCase = <T extends string>(values: readonly T[]) =>
@@ -75,6 +76,12 @@ const AvailabilityRequestProduct = builder.objectRef<ProductRow>('AvailabilityRe
   description: 'An offer gathered for a request, at the sale price.',
   fields: (t) => ({
     id: t.exposeID('id'),
+    source: t.field({
+      type: ProductSource,
+      nullable: true,
+      description: 'The source that offered it: two products of one network from two sources differ here.',
+      resolve: (p, _args, ctx) => productSource(ctx, p),
+    }),
     network: t.exposeString('network'),
     technologyType: t.exposeString('technologyType'),
     connectionType: t.exposeString('connectionType'),

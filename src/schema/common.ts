@@ -1,3 +1,5 @@
+import type { ProductSource as ProductSourceRow } from '../db/rows.js';
+import type { SourceType } from '../db/values.js';
 import { builder } from './builder.js';
 
 /** A bandwidth pair in kbps. */
@@ -35,3 +37,28 @@ export const CoordinatesInput = builder.inputType('CoordinatesInput', {
     longitude: t.float({ required: true, description: '−180 to 180.' }),
   }),
 });
+
+/**
+ * The slim source a product or line names (issue 49): which source offered it, so twin products of one
+ * network from two sources can be told apart; never the source's settings. REST: `source`.
+ */
+export const ProductSource = builder.objectRef<ProductSourceRow>('ProductSource').implement({
+  description:
+    'The source that offered a product (a supplier catalogue or API); two products of one network from two sources differ here.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    type: t.exposeString('type', { description: 'catalog, http or mef-sonata.' }),
+  }),
+});
+
+/** A row's source as {@link ProductSource}, or null for the instance's own products. */
+export function productSourceOf(row: {
+  sourceId: string | null;
+  sourceName: string | null;
+  sourceType: SourceType | null;
+}): ProductSourceRow | null {
+  // `!`: an order record stored in an event before issue 49 has neither name nor type (undefined).
+  if (row.sourceId === null || !row.sourceName || !row.sourceType) return null;
+  return { id: row.sourceId, name: row.sourceName, type: row.sourceType };
+}

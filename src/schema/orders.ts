@@ -1,4 +1,9 @@
-import type { OrderCharge as OrderChargeRow, OrderLineRow, OrderRecord } from '../db/rows.js';
+import type {
+  OrderCharge as OrderChargeRow,
+  OrderLineNotice as OrderLineNoticeRow,
+  OrderLineRow,
+  OrderRecord,
+} from '../db/rows.js';
 import {
   lineCancellationStates,
   orderLineFulfilments,
@@ -19,6 +24,7 @@ import {
   updateManualOrderLine,
 } from '../resolvers/orders.js';
 import { builder } from './builder.js';
+import { ProductSource, productSourceOf } from './common.js';
 import { Customer } from './customers.js';
 import { withoutNulls } from './inputs.js';
 import { Quote } from './quotes.js';
@@ -46,7 +52,7 @@ const OrderLineStatus = upperEnum(
 );
 const OrderLineFulfilment = upperEnum(
   'OrderLineFulfilment',
-  'SUPPLIER: ordered from its seller by the gateway; MANUAL: ordered by the reseller, moved by an admin.',
+  'SUPPLIER: ordered from its seller by the gateway; MANUAL: ordered by the reseller, moved by an admin; NONE: nothing to deliver (a fee), COMPLETED when the order is placed.',
   orderLineFulfilments,
 );
 
@@ -149,6 +155,12 @@ const CancellationCharge = builder
     }),
   });
 
+const OrderLineNotice = builder.objectRef<OrderLineNoticeRow>('OrderLineNotice').implement({
+  description:
+    'Why a line waits on its seller beyond its state: a call after the order’s read keeps failing.',
+  fields: (t) => ({ code: t.exposeString('code'), message: t.exposeString('message') }),
+});
+
 const OrderLine = builder.objectRef<OrderLineRow>('OrderLine');
 
 builder.node(OrderLine, {
@@ -160,6 +172,13 @@ builder.node(OrderLine, {
   fields: (t) => ({
     quoteLineId: t.exposeID('quoteLineId'),
     name: t.exposeString('name'),
+    source: t.field({
+      type: ProductSource,
+      nullable: true,
+      description:
+        'The source it is ordered from, as its quote line named it; null for the instance’s own products.',
+      resolve: productSourceOf,
+    }),
     fulfilment: t.field({ type: OrderLineFulfilment, resolve: (l) => l.fulfilment }),
     status: t.field({ type: OrderLineStatus, resolve: (l) => l.status }),
     supplierStatus: t.exposeString('supplierStatus', {
@@ -184,6 +203,13 @@ builder.node(OrderLine, {
       type: OrderLineError,
       nullable: true,
       resolve: (l) => (l.errorCode === null ? null : { code: l.errorCode, message: l.errorMessage ?? '' }),
+    }),
+    notice: t.field({
+      type: OrderLineNotice,
+      nullable: true,
+      description:
+        'What keeps the line waiting on its seller although its own state was read (e.g. CHARGE_LIST_UNAVAILABLE for a held item whose charge cannot be listed); null when nothing does.',
+      resolve: (l) => l.notice ?? null, // absent from order records stored in events before issue 49
     }),
     note: t.exposeString('note', { nullable: true }),
     statusChangedAt: t.field({ type: 'DateTime', nullable: true, resolve: (l) => l.statusChangedAt }),

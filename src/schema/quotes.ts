@@ -15,7 +15,7 @@ import {
   quoteTotals,
 } from '../resolvers/quotes.js';
 import { builder } from './builder.js';
-import { Bandwidth } from './common.js';
+import { Bandwidth, ProductSource, productSourceOf } from './common.js';
 import { Customer } from './customers.js';
 import { withoutNulls } from './inputs.js';
 
@@ -27,6 +27,12 @@ const QuoteLineKind = builder.enumType('QuoteLineKind', {
   >,
 });
 
+const InstanceProductFulfilment = builder.enumType('InstanceProductFulfilment', {
+  description:
+    'How an instance product’s order lines are fulfilled: MANUAL (an admin marks them completed or failed) or NONE (nothing to deliver, e.g. a fee: COMPLETED when the order is placed).',
+  values: { MANUAL: { value: 'manual' }, NONE: { value: 'none' } } as const,
+});
+
 const InstanceProduct = builder.objectRef<InstanceProductRow>('InstanceProduct').implement({
   description: 'An item of the instance’s own catalogue; mandatory ones are added to every quote.',
   fields: (t) => ({
@@ -34,6 +40,11 @@ const InstanceProduct = builder.objectRef<InstanceProductRow>('InstanceProduct')
     name: t.exposeString('name'),
     description: t.exposeString('description'),
     mandatory: t.exposeBoolean('mandatory'),
+    fulfilment: t.field({
+      type: InstanceProductFulfilment,
+      description: 'How its order lines are fulfilled.',
+      resolve: (p) => p.fulfilment,
+    }),
     mrc: t.float({
       description: 'Monthly charge, major unit.',
       resolve: (p) => toMajorUnits(p.mrcMinor, p.currency),
@@ -53,6 +64,13 @@ const QuoteLine = builder.objectRef<QuoteLineRow>('QuoteLine').implement({
     kind: t.field({ type: QuoteLineKind, resolve: (l) => l.kind }),
     productId: t.exposeID('productId'),
     name: t.exposeString('name'),
+    source: t.field({
+      type: ProductSource,
+      nullable: true,
+      description:
+        'The source that offered it, as named when the line was added; null for the instance’s own products.',
+      resolve: productSourceOf,
+    }),
     network: t.exposeString('network', { nullable: true }),
     technologyType: t.exposeString('technologyType', { nullable: true }),
     connectionType: t.exposeString('connectionType', { nullable: true }),
@@ -176,7 +194,8 @@ builder.mutationField('addQuoteProducts', (t) =>
   t.field({
     type: QuotePayload('AddQuoteProductsPayload'),
     description:
-      'Adds products to a quote; ones already on it are skipped (REST: POST /quotes/{id}/products).',
+      'Adds products to a quote; ones already on it are skipped (REST: POST /quotes/{id}/products). A quote ' +
+      'with an order that is neither FAILED nor CANCELLED is frozen: CONFLICT, nothing added.',
     args: { input: t.arg({ type: AddQuoteProductsInput, required: true }) },
     resolve: async (_root, args, ctx) => {
       const { quoteId, ...ids } = withoutNulls(args.input) as { quoteId: string };
@@ -190,6 +209,10 @@ const InstanceProductInput = builder.inputType('InstanceProductInput', {
     name: t.string({ required: true }),
     description: t.string(),
     mandatory: t.boolean({ description: 'Required on every quote.' }),
+    fulfilment: t.field({
+      type: InstanceProductFulfilment,
+      description: 'How its order lines are fulfilled; MANUAL when left out.',
+    }),
     mrc: t.float({ required: true, description: 'Major unit, e.g. 19.50.' }),
     nrc: t.float({ required: true }),
     currency: t.string({ required: true, description: 'ISO 4217.' }),
@@ -202,6 +225,10 @@ const InstanceProductChanges = builder.inputType('InstanceProductChanges', {
     description: t.string(),
     mrc: t.float(),
     nrc: t.float(),
+    fulfilment: t.field({
+      type: InstanceProductFulfilment,
+      description: 'How its order lines are fulfilled from now on; orders placed keep theirs.',
+    }),
   }),
 });
 

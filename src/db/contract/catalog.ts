@@ -180,7 +180,7 @@ export type NewInstanceProduct = Pick<
 
 /** The changes `updateInstanceProduct` may make; an absent field stays. */
 export type InstanceProductChanges = Partial<
-  Pick<InstanceProductRow, 'name' | 'description' | 'mrcMinor' | 'nrcMinor' | 'currency'>
+  Pick<InstanceProductRow, 'name' | 'description' | 'mrcMinor' | 'nrcMinor' | 'currency' | 'fulfilment'>
 >;
 
 /**

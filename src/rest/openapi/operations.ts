@@ -147,7 +147,9 @@ export const operations: Record<string, OperationSpec> = {
     operationId: 'addQuoteProducts',
     tag: 'Quotes',
     summary: 'Add products to a quote',
-    description: 'Adds products to a quote; products already on it are skipped. Nothing is added on a 422.',
+    description:
+      'Adds products to a quote; products already on it are skipped. Nothing is added on a 422. A quote with ' +
+      'an order that is neither `failed` nor `cancelled` is frozen: adding answers 409 and changes nothing.',
     requestBody: 'QuoteProductsInput',
     response: { status: 200, description: 'The quote with its new lines.', body: quoteBody },
   },

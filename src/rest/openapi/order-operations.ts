@@ -17,9 +17,11 @@ export const orderOperations: Record<string, OperationSpec> = {
     summary: 'Place an order for a quote',
     description:
       'Orders every line of a quote that has lines and has not expired. Lines of MEF LSO Sonata sources are ' +
-      'ordered from their sellers (one seller order per source) and follow the seller’s progress; the others ' +
-      'are manual lines an admin moves. A quote with an order that is open or completed answers 409. Needs ' +
-      'the role `instance_admin` or `ordering`.',
+      'ordered from their sellers (one seller order per source) and follow the seller’s progress; lines of ' +
+      'instance products whose `fulfilment` is `none` (fees, entitlements) are `completed` at once and never ' +
+      'waited for; the others are manual lines an admin moves. A quote with an order that is open or ' +
+      'completed answers 409, as does one that had products added while it was being ordered. From then on ' +
+      'the quote is frozen. Needs the role `instance_admin` or `ordering`.',
     requestBody: 'OrderInput',
     response: { status: 201, description: 'Placed.', body: orderBody },
   },

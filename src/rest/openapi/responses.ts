@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { availabilityRequestStatuses, gatheringTaskStatuses, quoteLineKinds } from '../../db/rows.js';
-import { instanceProductFulfilments, sourceTypes } from '../../db/values.js';
+import { instanceProductFulfilments, orderStatuses, sourceTypes } from '../../db/values.js';
 import { about, named } from './registry.js';
 
 // The documents the REST layer sends, one zod schema per shaping function of `src/rest/documents.ts`; a
@@ -87,7 +87,10 @@ export const productSourceSchema = named(
   z.strictObject({
     id: id(),
     name: z.string(),
-    type: about('`catalog` (an imported price list), `http` or `mef-sonata` (a supplier API).', z.enum(sourceTypes)),
+    type: about(
+      '`catalog` (an imported price list), `http` or `mef-sonata` (a supplier API).',
+      z.enum(sourceTypes),
+    ),
     _document_type: documentType('source'),
   }),
 );
@@ -293,6 +296,17 @@ export const quoteSchema = named(
       'Calendar date (UTC), creation date plus validity days.',
       z.iso.date(),
       '2026-12-22',
+    ),
+    orders: about(
+      'The quote’s orders, newest first. While one is neither `failed` nor `cancelled` the quote is frozen: ' +
+        'adding products answers 409.',
+      z.array(
+        z.strictObject({
+          id: id(),
+          status: z.enum(orderStatuses),
+          _document_type: documentType('order'),
+        }),
+      ),
     ),
     _document_type: documentType('quote'),
   }),

@@ -1,13 +1,13 @@
 /** The PostgreSQL store's quote operations, as `contract/quotes.ts` states them. */
 import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { NewQuoteLine } from '../../contract/index.js';
+import { openOrdersOfQuote } from '../../shared/order-conditions.js';
 import { newQuoteLineRow, newQuoteRow, quoteRecordsOf, quoteYear } from '../../shared/quotes.js';
 import type { PostgresDb } from '../client.js';
 import { ofInstanceIn } from '../id-arrays.js';
 import { listTotal } from '../list-totals.js';
 import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
-import { openOrdersOfQuote } from '../../shared/order-conditions.js';
 import {
   availabilityRequestProducts,
   customers,

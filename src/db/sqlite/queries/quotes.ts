@@ -1,6 +1,7 @@
 /** The SQLite store's quote operations, as `contract/quotes.ts` states them. */
 import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { NewQuoteLine } from '../../contract/index.js';
+import { openOrdersOfQuote } from '../../shared/order-conditions.js';
 import { newQuoteLineRow, newQuoteRow, quoteRecordsOf, quoteYear } from '../../shared/quotes.js';
 import { boundLimit } from '../bound-limit.js';
 import type { SqliteDb } from '../client.js';
@@ -9,7 +10,6 @@ import { pastKey } from '../keyset.js';
 import { listTotal } from '../list-totals.js';
 import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
-import { openOrdersOfQuote } from '../../shared/order-conditions.js';
 import {
   availabilityRequestProducts,
   customers,
