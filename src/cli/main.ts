@@ -227,6 +227,7 @@ instanceProduct
         mrc_minor: row.mrcMinor,
         nrc_minor: row.nrcMinor,
         currency: row.currency,
+        fulfilment: row.fulfilment,
       }));
     }),
   );

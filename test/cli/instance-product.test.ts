@@ -52,7 +52,7 @@ describe('instance-product import', () => {
       currency: 'EUR',
       products: [
         { name: 'Router rental', description: 'Per month.', mrc: 1999, nrc: 4900, mandatory: false },
-        { name: 'Handling fee', mrc: 0, nrc: 2500, mandatory: true },
+        { name: 'Handling fee', mrc: 0, nrc: 2500, mandatory: true, fulfilment: 'none' },
       ],
     });
 
@@ -69,6 +69,7 @@ describe('instance-product import', () => {
         mrc_minor: 1999,
         nrc_minor: 4900,
         currency: 'EUR',
+        fulfilment: 'manual',
       },
       {
         id: expect.stringMatching(/^mpr_[0-9a-z]{26}$/),
@@ -77,6 +78,7 @@ describe('instance-product import', () => {
         mrc_minor: 0,
         nrc_minor: 2500,
         currency: 'EUR',
+        fulfilment: 'none',
       },
     ]);
     expect(await catalogue()).toEqual({
@@ -88,6 +90,7 @@ describe('instance-product import', () => {
           mrc: 19.99,
           nrc: 49,
           currency: 'EUR',
+          fulfilment: 'manual',
           _document_type: 'instance_product',
         },
       ],
@@ -99,6 +102,7 @@ describe('instance-product import', () => {
           mrc: 0,
           nrc: 25,
           currency: 'EUR',
+          fulfilment: 'none',
           _document_type: 'mandatory_product',
         },
       ],
@@ -122,6 +126,7 @@ describe('instance-product import', () => {
         mrc_minor: 0,
         nrc_minor: 1050,
         currency: 'USD',
+        fulfilment: 'manual',
       },
     ]);
     expect((await catalogue()).products.map((item: Json) => [item.name, item.nrc, item.currency])).toEqual([
