@@ -265,8 +265,8 @@ export const manualLineInput = z.strictObject({
  * recording the note, who and when; the order's status follows from its lines.
  *
  * @throws {AppError} `NOT_FOUND` for an unknown order or line; `VALIDATION` for a bad status;
- *   `CONFLICT` for a supplier line (the seller moves it) or a line that already ended; `FORBIDDEN`
- *   without `instance_admin` or `ordering`. Nothing is written on any of them.
+ *   `CONFLICT` for a supplier line (the seller moves it) or a line that already ended (a `none` line has
+ *   from the start); `FORBIDDEN` without `instance_admin` or `ordering`. Nothing is written on any of them.
  */
 export async function updateManualOrderLine(
   ctx: Context,

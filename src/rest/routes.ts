@@ -111,14 +111,13 @@ export const routes: Route[] = [
         availabilityRequestProducts(ctx, record.request.id),
         availabilityRequestSourceOutcomes(ctx, record.request.id),
       ]);
+      const byId = new Map(sources.map((source) => [source.sourceId, source]));
       return {
         status: 200,
         body: {
           data: {
             ...availabilityRequestDocument(record),
-            products: products.map((product) =>
-              productDocument(product, new Map(sources.map((source) => [source.sourceId, source]))),
-            ),
+            products: products.map((product) => productDocument(product, byId)),
             sources: sources.map(sourceOutcomeDocument),
           },
           sse_jwt: await issueEventStreamToken(ctx),

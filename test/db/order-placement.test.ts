@@ -1,19 +1,47 @@
 import { describe, expect, it } from 'vitest';
+import type { NewQuoteLine } from '../../src/db/rows.js';
 import type { Store } from '../../src/db/store.js';
 import { countStoredRows, recordStatements, storedRows, testStore } from '../helpers/store.js';
 import {
+  at,
   dataStatements,
   newOrderFor,
   type SupplierOrderWorld,
   supplierOrderWorldEach,
+  T0,
 } from './supplier-order-fixtures.js';
 
 /*
  * `insertOrder` on this project's store (SQLite, then PostgreSQL): the record it returns is the one a read
  * gives and the one its `created` event carries, a quote with an open order is refused without a write (also
  * when two placements of it run at once), and PostgreSQL places an order in two statements however many
- * lines it has, without a transaction (SQLite, in-process, reads the order back instead).
+ * lines it has, without a transaction (SQLite, in-process, reads the order back instead). Issue 49: a quote
+ * that had lines added since the caller read it is refused (`quote_changed`) with nothing written, and an
+ * ordered quote takes no lines (`addQuoteLines` answers `quote_ordered`); `none` lines are completed as the
+ * order is placed.
  */
+
+/** An instance product's line to add to a quote (no foreign key: a snapshot). */
+const catalogueLine = (productId: string, name: string): NewQuoteLine => ({
+  kind: 'instance_product',
+  productId,
+  name,
+  sourceId: null,
+  sourceName: null,
+  sourceType: null,
+  purchaseMrcMinor: null,
+  purchaseNrcMinor: null,
+  orderTerms: null,
+  network: null,
+  technologyType: null,
+  connectionType: null,
+  downloadKbps: null,
+  uploadKbps: null,
+  contractTermMonths: null,
+  mrcMinor: 1_500,
+  nrcMinor: 0,
+  currency: 'EUR',
+});
 
 describe(`placing an order in the ${testStore} store`, () => {
   let store: Store;
@@ -75,5 +103,111 @@ describe(`placing an order in the ${testStore} store`, () => {
     expect(await countStoredRows(store, 'supplierOrders', { orderId: order?.id as string })).toBe(2);
     expect(await countStoredRows(store, 'orderLines', { orderId: order?.id as string })).toBe(3);
     expect(await countStoredRows(store, 'outboxEvents', { topic: 'order:changed' })).toBe(1);
+  });
+
+  it('when lines were added to the quote since it was read, then the placement is refused as quote_changed and nothing is written; read again, it is placed', async () => {
+    const { one } = world.sources;
+    const input = await newOrderFor(store, world, 'Jansen', [one, null]);
+    const added = await store.addQuoteLines({
+      instanceId: world.instanceId,
+      quoteId: input.quoteId,
+      lines: [catalogueLine('ipr_router', 'Router rental')],
+      now: at(60_000),
+    });
+    expect(added).toBe(1);
+    const changed = await store.findQuote(world.instanceId, input.quoteId);
+    expect(changed?.quote.updatedAt).toEqual(at(60_000));
+    expect(input.quoteUpdatedAt).toEqual(T0);
+
+    const refused = await store.insertOrder({ ...input, now: at(120_000) });
+
+    expect(refused).toBe('quote_changed');
+    expect(await countStoredRows(store, 'orders', { quoteId: input.quoteId })).toBe(0);
+    expect(await countStoredRows(store, 'orderLines', { instanceId: world.instanceId })).toBe(0);
+    expect(await countStoredRows(store, 'supplierOrders', { instanceId: world.instanceId })).toBe(0);
+    expect(await countStoredRows(store, 'outboxEvents', { topic: 'order:changed' })).toBe(0);
+
+    // Adding what the quote has already changes nothing, so a placement that read it before still goes.
+    const again = await store.addQuoteLines({
+      instanceId: world.instanceId,
+      quoteId: input.quoteId,
+      lines: [catalogueLine('ipr_router', 'Router rental')],
+      now: at(180_000),
+    });
+    expect(again).toBe(0);
+    const placed = await store.insertOrder({
+      ...input,
+      quoteUpdatedAt: changed?.quote.updatedAt as Date,
+      now: at(240_000),
+    });
+    if (typeof placed === 'string') throw new Error(`refused: ${placed}`);
+    expect(placed.order).toMatchObject({ quoteId: input.quoteId, status: 'pending', createdAt: at(240_000) });
+    expect(await countStoredRows(store, 'orders', { quoteId: input.quoteId })).toBe(1);
+
+    // Ordered, the quote takes no line: nothing is written, its updatedAt stays.
+    const frozen = await store.addQuoteLines({
+      instanceId: world.instanceId,
+      quoteId: input.quoteId,
+      lines: [catalogueLine('ipr_wifi', 'Managed Wi-Fi')],
+      now: at(300_000),
+    });
+    expect(frozen).toBe('quote_ordered');
+    const kept = await store.findQuote(world.instanceId, input.quoteId);
+    expect(kept?.lines.map((line) => [line.position, line.productId])).toEqual([[1, 'ipr_router']]);
+    expect(kept?.quote.updatedAt).toEqual(at(60_000));
+  });
+
+  it('when an order has none lines, then they are completed as it is placed and the order waits on the others; of none lines only, it is completed', async () => {
+    const { one } = world.sources;
+    const input = await newOrderFor(store, world, 'De Vries', [one, null, null]);
+    const placedAt = at(90_000);
+    const withFee = {
+      ...input,
+      lines: input.lines.map((line, index) =>
+        index === 2 ? { ...line, name: 'Administration fee', fulfilment: 'none' as const } : line,
+      ),
+      now: placedAt,
+    };
+
+    const placed = await store.insertOrder(withFee);
+    if (typeof placed === 'string') throw new Error(`refused: ${placed}`);
+
+    expect(placed.order.status).toBe('pending');
+    expect(
+      placed.lines.map((line) => [
+        line.fulfilment,
+        line.status,
+        line.completionDate,
+        line.statusChangedAt,
+        line.statusChangedByUserId,
+        line.notice,
+      ]),
+    ).toEqual([
+      ['supplier', 'pending', null, null, null, null],
+      ['manual', 'pending', null, null, null, null],
+      ['none', 'completed', placedAt, placedAt, null, null],
+    ]);
+    expect(placed.lines.map((line) => [line.sourceId, line.sourceName, line.sourceType])).toEqual([
+      [one, `Source ${one}`, 'mef-sonata'],
+      [null, null, null],
+      [null, null, null],
+    ]);
+    expect(await store.findOrder(world.instanceId, placed.order.id)).toEqual(placed);
+    // One supplier order, for the supplier line only.
+    expect(await countStoredRows(store, 'supplierOrders', { orderId: placed.order.id })).toBe(1);
+
+    const feesOnly = await newOrderFor(store, world, 'Smit', [null, null]);
+    const completed = await store.insertOrder({
+      ...feesOnly,
+      lines: feesOnly.lines.map((line) => ({ ...line, fulfilment: 'none' as const })),
+      now: placedAt,
+    });
+    if (typeof completed === 'string') throw new Error(`refused: ${completed}`);
+    expect(completed.order.status).toBe('completed');
+    expect(completed.lines.map((line) => [line.status, line.completionDate])).toEqual([
+      ['completed', placedAt],
+      ['completed', placedAt],
+    ]);
+    expect(await countStoredRows(store, 'supplierOrders', { orderId: completed.order.id })).toBe(0);
   });
 });

@@ -87,8 +87,11 @@ describe('availability requests over REST', () => {
     expect(products.length).toBe(
       sources.reduce((sum: number, s: { product_count: number }) => sum + s.product_count, 0),
     );
+    const colt = sources.find((source: { name: string }) => source.name === 'Colt');
+    expect(colt.source_id).toMatch(/^src_[0-9a-z]{26}$/);
     expect(products[0]).toEqual({
       id: expect.stringMatching(/^prd_/),
+      source: { id: colt.source_id, name: 'Colt', type: 'catalog', _document_type: 'source' },
       network: 'Colt',
       technology_type: expect.any(String),
       connection_type: expect.any(String),
@@ -99,6 +102,18 @@ describe('availability requests over REST', () => {
       currency: 'EUR',
       _document_type: 'availability_request_product',
     });
+    // Every product names the source that offered it: the source of its network (one per network but KPN).
+    const byId = new Map(sources.map((source: { source_id: string }) => [source.source_id, source]));
+    for (const product of products) {
+      const source = byId.get(product.source.id) as { name: string; network: string };
+      expect(product.source).toEqual({
+        id: product.source.id,
+        name: source.name,
+        type: 'catalog',
+        _document_type: 'source',
+      });
+      expect(source.network).toBe(product.network);
+    }
     expect(new Set(products.map((p: { network: string }) => p.network))).toEqual(
       new Set(['Colt', 'Eurofiber', 'KPN', 'Tele2', 'Ziggo']),
     );

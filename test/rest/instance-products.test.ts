@@ -23,6 +23,8 @@ describe('GET /instance-products and GET /mandatory-products', () => {
         mrc: item.mrc / 100,
         nrc: item.nrc / 100,
         currency: 'EUR',
+        // Issue 49: the demo's mandatory items need no delivery; the others are moved by hand.
+        fulfilment: item.fulfilment ?? 'manual',
         _document_type: mandatory ? 'mandatory_product' : 'instance_product',
       }));
   }
@@ -41,5 +43,10 @@ describe('GET /instance-products and GET /mandatory-products', () => {
     ]);
     expect(required.status).toBe(200);
     expect(required.body).toEqual({ data: demoItems(true) });
+    expect(required.body.data.map((item: Json) => [item.name, item.fulfilment])).toEqual([
+      ['Administration fee', 'none'],
+      ['Service desk access', 'none'],
+    ]);
+    expect(new Set(products.body.data.map((item: Json) => item.fulfilment))).toEqual(new Set(['manual']));
   });
 });

@@ -5,9 +5,15 @@ import { ApiClient, type Json, type TestServer, type TestTenant } from '../helpe
 import { countStoredRows } from '../helpers/store.js';
 import { catalogue, customerId } from './quotes-fixtures.js';
 
-/* What the order tests share: a quote of catalogue products (every line `manual`) and the documents. */
+/*
+ * What the order tests share: a quote of catalogue products and the documents. Its gathered and instance
+ * products become `manual` lines; the demo's two mandatory products need no delivery (`none`, issue 49).
+ */
 
-/** A quote of a tenant: one gathered catalogue product, one instance product, and the mandatory ones. */
+/**
+ * A quote of a tenant: one gathered catalogue product, one instance product, and the mandatory ones — four
+ * lines, the first two `manual`, the last two (the demo's mandatory products) `none` once ordered.
+ */
 export async function manualQuote(tenant: TestTenant, name = 'ACME Telecom'): Promise<Json> {
   const address = { country_code: 'NL', postal_code: '1016XA', house_number: '206' };
   const created = await tenant.api.post('/availability-requests', [{ address }]);
@@ -36,6 +42,8 @@ export function pendingManualLine(quoteLine: Json) {
     id: expect.stringMatching(/^orl_[0-9a-z]{26}$/),
     quote_line_id: quoteLine.id,
     name: quoteLine.name,
+    // The quote line's source, as the line named it (issue 49): a catalogue source, or null.
+    source: quoteLine.source,
     fulfilment: 'manual',
     status: 'pending',
     supplier_status: null,
@@ -50,12 +58,42 @@ export function pendingManualLine(quoteLine: Json) {
     price_change: null,
     cancellation: null,
     error: null,
+    notice: null,
     note: null,
     status_changed_at: null,
     status_changed_by_user_id: null,
     _document_type: 'order_line',
   };
 }
+
+/**
+ * The order line a quote line of a product that needs no delivery (`fulfilment` `none`, issue 49) becomes:
+ * `completed` as the order is placed at `placedAt` — its completion and its status change both then, by no
+ * one.
+ */
+export function placedNoneLine(quoteLine: Json, placedAt: Date) {
+  return {
+    ...pendingManualLine(quoteLine),
+    fulfilment: 'none',
+    status: 'completed',
+    completion_date: isoSecond(placedAt),
+    status_changed_at: isoSecond(placedAt),
+    status_changed_by_user_id: null,
+  };
+}
+
+/**
+ * The lines of a just-placed order of a {@link manualQuote} (or any quote of the demo catalogue): the
+ * mandatory products' lines `none` and completed at `placedAt`, every other one a pending manual line.
+ */
+export const placedLines = (quote: Json, placedAt: Date) =>
+  quote.products.map((line: Json) =>
+    line.kind === 'mandatory_product' ? placedNoneLine(line, placedAt) : pendingManualLine(line),
+  );
+
+/** The lines of an order someone moves by hand: its `manual` ones (issue 49: `none` lines have ended). */
+export const manualLines = (order: Json): Json[] =>
+  order.lines.filter((line: Json) => line.fulfilment === 'manual');
 
 /** The rows of a tenant's orders, their lines and supplier orders. */
 export const orderRowCounts = async (server: TestServer, instanceId: string) => ({

@@ -3,15 +3,20 @@ import { type Json, startTestServer, type TestServer, type TestTenant } from '..
 import { updateStoredRows } from '../helpers/store.js';
 import {
   isoSecond,
+  manualLines,
   manualQuote,
   orderRowCounts,
   otherApplication,
   pendingManualLine,
+  placedLines,
   signIn,
 } from './orders-fixtures.js';
 import { invalid, problemType } from './quotes-fixtures.js';
 
-/* Orders of quotes whose lines are all manual (catalogue and instance products): placing, reading, moving. */
+/*
+ * Orders of quotes of catalogue and instance products: placing, reading, moving. Their lines are manual, but
+ * for the demo's mandatory products, which need no delivery (`none`, issue 49): completed when placed.
+ */
 
 const notPlaced = 'The order was not placed; nothing was written.';
 
@@ -29,7 +34,7 @@ describe('orders over REST', () => {
   });
   afterAll(() => server.close());
 
-  it('when a quote is ordered, then every line is a pending manual line and the order is pending, once', async () => {
+  it('when a quote is ordered, then its manual lines are pending, its none lines completed, and the order is pending, once', async () => {
     server.clock.freeze();
     const now = server.clock.now();
     const placed = await tenant.api.post('/orders', { quote_id: quote.id });
@@ -40,7 +45,7 @@ describe('orders over REST', () => {
       quote_id: quote.id,
       customer: { id: quote.customer.id, name: 'ACME Telecom', _document_type: 'customer' },
       status: 'pending',
-      lines: quote.products.map(pendingManualLine),
+      lines: placedLines(quote, now),
       requested_completion_date: isoSecond(new Date(now.getTime() + 30 * 86_400_000)),
       cancellation: null,
       cancellation_charges: [],
@@ -49,6 +54,26 @@ describe('orders over REST', () => {
       _document_type: 'order',
     });
     expect(quote.products).toHaveLength(4);
+    expect(quote.products.map((line: Json) => [line.kind, line.source])).toEqual([
+      [
+        'availability_request_product',
+        {
+          id: expect.stringMatching(/^src_[0-9a-z]{26}$/),
+          name: 'Colt',
+          type: 'catalog',
+          _document_type: 'source',
+        },
+      ],
+      ['instance_product', null],
+      ['mandatory_product', null],
+      ['mandatory_product', null],
+    ]);
+    expect(placed.body.data.lines.map((line: Json) => [line.fulfilment, line.status, line.source])).toEqual([
+      ['manual', 'pending', quote.products[0].source],
+      ['manual', 'pending', null],
+      ['none', 'completed', null],
+      ['none', 'completed', null],
+    ]);
     const read = await tenant.api.get(`/orders/${placed.body.data.id}`);
     expect(read.body.data).toEqual(placed.body.data);
 
@@ -63,9 +88,17 @@ describe('orders over REST', () => {
   it('when manual lines are moved, then the order follows them to completed, with who, when and the note', async () => {
     const { userId } = await signIn(server, tenant);
     const quoteB = await manualQuote(tenant, 'Beta B.V.');
+    server.clock.freeze();
+    const placedAt = server.clock.now();
     const order = (await tenant.api.post('/orders', { quote_id: quoteB.id })).body.data;
-    const [first, ...others] = order.lines;
-    const last = others.pop();
+    server.clock.thaw();
+    // Only the manual lines are moved: the mandatory products' lines (`none`) were completed when placed.
+    const [first, last, ...ended] = order.lines;
+    expect(manualLines(order)).toEqual([first, last]);
+    expect(ended.map((line: Json) => [line.fulfilment, line.status])).toEqual([
+      ['none', 'completed'],
+      ['none', 'completed'],
+    ]);
     const move = (line: Json, body: Json) =>
       tenant.api.request('PATCH', `/orders/${order.id}/lines/${line.id}`, { body });
 
@@ -84,19 +117,16 @@ describe('orders over REST', () => {
       status_changed_by_user_id: userId,
     });
     expect(userId).toMatch(/^usr_[0-9a-z]{26}$/);
-    // The lines nobody moved show no one.
+    // The lines nobody moved show no one; the `none` ones were completed as the order was placed.
     expect(started.body.data.lines.slice(1)).toEqual(
-      quoteB.products.slice(1).map((product: Json, index: number) => ({
-        ...pendingManualLine(product),
-        id: order.lines[index + 1].id,
-      })),
+      placedLines(quoteB, placedAt)
+        .slice(1)
+        .map((line: Json, index: number) => ({ ...line, id: order.lines[index + 1].id })),
     );
     expect((await tenant.api.get(`/orders/${order.id}`)).body.data).toEqual(started.body.data);
     expect(started.body.data.updated_at).toBe(isoSecond(movedAt));
 
-    for (const line of [first, ...others]) {
-      expect((await move(line, { status: 'completed' })).body.data.status).toBe('in_progress');
-    }
+    expect((await move(first, { status: 'completed' })).body.data.status).toBe('in_progress');
     const done = await move(last, { status: 'completed' });
     expect(done.body.data.status).toBe('completed');
     expect(done.body.data.lines.map((line: Json) => [line.status, line.completion_date !== null])).toEqual(
@@ -106,21 +136,39 @@ describe('orders over REST', () => {
     const again = await move(first, { status: 'failed' });
     expect(again.status).toBe(409);
     expect(again.body.detail).toBe(`Line ${first.id} has ended; it is not moved again.`);
+    // A `none` line has ended from the start: it is never moved by hand, even while the order is open.
+    for (const line of ended) {
+      const refused = await move(line, { status: 'failed' });
+      expect(refused.status).toBe(409);
+      expect(refused.body.detail).toBe(`Line ${line.id} has ended; it is not moved again.`);
+    }
     const unknown = await move({ id: 'orl_01jzzzzzzzzzzzzzzzzzzzzzzz' }, { status: 'completed' });
     expect(unknown.status).toBe(404);
     const pending = await move(first, { status: 'pending' });
     expect(pending.status).toBe(422);
   });
 
-  it('when every line failed, then the order failed and the quote may be ordered again', async () => {
+  it('when every manual line failed, then the order failed, its none lines still completed, and the quote may be ordered again', async () => {
     const quoteC = await manualQuote(tenant, 'Gamma B.V.');
     const order = (await tenant.api.post('/orders', { quote_id: quoteC.id })).body.data;
-    for (const line of order.lines) {
-      await tenant.api.request('PATCH', `/orders/${order.id}/lines/${line.id}`, {
+    const statuses: string[] = [];
+    for (const line of manualLines(order)) {
+      const moved = await tenant.api.request('PATCH', `/orders/${order.id}/lines/${line.id}`, {
         body: { status: 'failed' },
       });
+      expect(moved.status).toBe(200);
+      statuses.push(moved.body.data.status);
     }
-    expect((await tenant.api.get(`/orders/${order.id}`)).body.data.status).toBe('failed');
+    // The `none` lines neither start the order nor save it: failed once every delivered line failed.
+    expect(statuses).toEqual(['in_progress', 'failed']);
+    const failed = (await tenant.api.get(`/orders/${order.id}`)).body.data;
+    expect(failed.status).toBe('failed');
+    expect(failed.lines.map((line: Json) => [line.fulfilment, line.status])).toEqual([
+      ['manual', 'failed'],
+      ['manual', 'failed'],
+      ['none', 'completed'],
+      ['none', 'completed'],
+    ]);
     const again = await tenant.api.post('/orders', { quote_id: quoteC.id });
     expect(again.status).toBe(201);
     expect(again.body.data.id).not.toBe(order.id);
@@ -218,6 +266,12 @@ describe('orders over REST', () => {
     expect(after.body.data.lines[0]).toEqual({
       ...pendingManualLine(quoteE.products[0]),
       id: order.lines[0].id,
+    });
+    expect(after.body.data.lines[0].source).toEqual({
+      id: expect.stringMatching(/^src_[0-9a-z]{26}$/),
+      name: 'Colt',
+      type: 'catalog',
+      _document_type: 'source',
     });
   });
 

@@ -18,13 +18,17 @@ const cents = (amount: number) => Math.round(amount * 100);
 const speed = (kbps: number) =>
   kbps >= 1_000_000 && kbps % 1_000_000 === 0 ? `${kbps / 1_000_000} Gbit/s` : `${kbps / 1000} Mbit/s`;
 
-/** A quote line; catalogue items have no network, bandwidth or term, so those are null. */
+/**
+ * A quote line; catalogue items have no source, network, bandwidth or term, so those are null. A gathered
+ * product's line names the source the product did (issue 49).
+ */
 function line(product: Json, kind: string, name: string, offer: Json = {}) {
   return {
     id: expect.stringMatching(/^qli_[0-9a-z]{26}$/),
     kind,
     product_id: product.id,
     name,
+    source: offer.source ?? null,
     network: offer.network ?? null,
     technology_type: offer.technology_type ?? null,
     connection_type: offer.connection_type ?? null,
@@ -60,7 +64,7 @@ const total = (lines: { mrc: number; nrc: number }[], key: 'mrc' | 'nrc') =>
 
 /** The contract's "Quote" fields, in the table's order. */
 const quoteKeys =
-  'id name instance products quote_number currency validity_days customer reference_number total_products total_mrc total_nrc expiration_date _document_type'.split(
+  'id name instance products quote_number currency validity_days customer reference_number total_products total_mrc total_nrc expiration_date orders _document_type'.split(
     ' ',
   );
 const lineKeys = Object.keys(catalogueLine({}));
@@ -109,6 +113,8 @@ describe('POST /quotes', () => {
       total_mrc: total(lines, 'mrc'),
       total_nrc: total(lines, 'nrc'),
       expiration_date: utcDatePlus(now, 30),
+      // Issue 49: a quote's orders, none yet.
+      orders: [],
       _document_type: 'quote',
     };
     expect(created.body).toEqual({ data: expected });
@@ -116,6 +122,13 @@ describe('POST /quotes', () => {
     expect(Object.keys(quote)).toEqual(quoteKeys);
     expect(quote.products.map((line: Json) => Object.keys(line))).toEqual(Array(6).fill(lineKeys));
     expect(quote.quote_number).toMatch(/^\d{4}-0001-QTA$/);
+    expect(quote.products[0].source).toEqual({
+      id: expect.stringMatching(/^src_[0-9a-z]{26}$/),
+      name: 'Colt',
+      type: 'catalog',
+      _document_type: 'source',
+    });
+    expect(quote.products.slice(1).map((l: Json) => l.source)).toEqual([null, null, null, null, null]);
     expect(quote.products.slice(4).map((l: Json) => [l.kind, l.name, l.mrc, l.nrc])).toEqual([
       ['mandatory_product', 'Administration fee', 0, 49.5],
       ['mandatory_product', 'Service desk access', 4.95, 0],

@@ -4,10 +4,14 @@ import WebSocket from 'ws';
 import { type Json, startTestServer, type TestServer, type TestTenant, waitFor } from '../helpers/app.js';
 import { manualQuote, signIn } from '../rest/orders-fixtures.js';
 
-/* Orders over GraphQL: placing, reading through every path, moving manual lines, and `orderUpdated` live. */
+/*
+ * Orders over GraphQL: placing, reading through every path, moving manual lines, and `orderUpdated` live.
+ * The demo's mandatory products need no delivery (issue 49): their lines are NONE, COMPLETED when placed.
+ */
 
-const LINE = `id quoteLineId name fulfilment status supplierStatus supplierOrderId note
-  completionDate milestones { name } charges { id } error { code message }`;
+const LINE = `id quoteLineId name source { id name type } fulfilment status supplierStatus supplierOrderId note
+  completionDate statusChangedAt statusChangedByUserId milestones { name } charges { id } error { code message }
+  notice { code message }`;
 const ORDER = `id quoteId status customer { id name } lines { ${LINE} } requestedCompletionDate`;
 const PLACE = `mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { order { ${ORDER} } } }`;
 const MOVE = `mutation ($input: UpdateManualOrderLineInput!) {
@@ -65,6 +69,8 @@ describe('orders over GraphQL', () => {
       (count) => count > 0,
     );
 
+    server.clock.freeze();
+    const placedAt = server.clock.now();
     const placed = await tenant.api.graphql(PLACE, {
       input: {
         quoteId: quote.id,
@@ -72,8 +78,11 @@ describe('orders over GraphQL', () => {
         contact: { name: 'ACME NOC', emailAddress: 'noc@acme.example' },
       },
     });
+    server.clock.thaw();
     expect(placed.errors).toBeUndefined();
     const order = placed.data.placeOrder.order;
+    // The demo's mandatory products need no delivery.
+    const none = (line: Json) => line.kind === 'mandatory_product';
     expect(order).toEqual({
       id: expect.stringMatching(/^ord_/),
       quoteId: quote.id,
@@ -83,17 +92,34 @@ describe('orders over GraphQL', () => {
         id: expect.stringMatching(/^orl_/),
         quoteLineId: line.id,
         name: line.name,
-        fulfilment: 'MANUAL',
-        status: 'PENDING',
+        source: line.source && { id: line.source.id, name: line.source.name, type: line.source.type },
+        fulfilment: none(line) ? 'NONE' : 'MANUAL',
+        status: none(line) ? 'COMPLETED' : 'PENDING',
         supplierStatus: null,
         supplierOrderId: null,
         note: null,
-        completionDate: null,
+        completionDate: none(line) ? placedAt.toISOString() : null,
+        statusChangedAt: none(line) ? placedAt.toISOString() : null,
+        statusChangedByUserId: null,
         milestones: [],
         charges: [],
         error: null,
+        notice: null,
       })),
       requestedCompletionDate: '2031-03-01T09:00:00.000Z',
+    });
+    expect(
+      order.lines.map((line: Json) => [line.fulfilment, line.status, line.source?.type ?? null]),
+    ).toEqual([
+      ['MANUAL', 'PENDING', 'catalog'],
+      ['MANUAL', 'PENDING', null],
+      ['NONE', 'COMPLETED', null],
+      ['NONE', 'COMPLETED', null],
+    ]);
+    expect(order.lines[0].source).toEqual({
+      id: expect.stringMatching(/^src_[0-9a-z]{26}$/),
+      name: 'Colt',
+      type: 'catalog',
     });
 
     const one = subscribe(server.app.url, token, [order.id]);
@@ -104,7 +130,7 @@ describe('orders over GraphQL', () => {
     expect(one.seen[0]).toEqual({
       id: order.id,
       status: 'PENDING',
-      lines: order.lines.map(() => ({ status: 'PENDING' })),
+      lines: [{ status: 'PENDING' }, { status: 'PENDING' }, { status: 'COMPLETED' }, { status: 'COMPLETED' }],
     });
 
     const read = await tenant.api.graphql(READ, {
@@ -130,23 +156,28 @@ describe('orders over GraphQL', () => {
 
     const { userId } = await signIn(server, tenant);
     const statuses: string[] = [];
-    for (const [index, line] of order.lines.entries()) {
+    const manual = order.lines.filter((line: Json) => line.fulfilment === 'MANUAL');
+    expect(manual.map((line: Json) => line.id)).toEqual([order.lines[0].id, order.lines[1].id]);
+    for (const [index, line] of manual.entries()) {
       const moved = await tenant.api.graphql(MOVE, {
         input: { orderId: order.id, lineId: line.id, status: 'COMPLETED', note: `done ${index + 1}` },
       });
       expect(moved.errors).toBeUndefined();
       statuses.push(moved.data.updateManualOrderLine.order.status);
-      // Who moved each line so far; the lines not moved yet show no one.
+      // Who moved each manual line so far; the lines not moved yet, and the NONE ones, show no one.
       expect(moved.data.updateManualOrderLine.order.lines).toEqual(
-        order.lines.map((each: Json, at: number) =>
-          at <= index
+        order.lines.map((each: Json, at: number) => {
+          if (each.fulfilment === 'NONE') {
+            return { id: each.id, status: 'COMPLETED', note: null, statusChangedByUserId: null };
+          }
+          return at <= index
             ? { id: each.id, status: 'COMPLETED', note: `done ${at + 1}`, statusChangedByUserId: userId }
-            : { id: each.id, status: 'PENDING', note: null, statusChangedByUserId: null },
-        ),
+            : { id: each.id, status: 'PENDING', note: null, statusChangedByUserId: null };
+        }),
       );
     }
     expect(userId).toMatch(/^usr_/);
-    expect(statuses).toEqual([...order.lines.slice(1).map(() => 'IN_PROGRESS'), 'COMPLETED']);
+    expect(statuses).toEqual(['IN_PROGRESS', 'COMPLETED']);
 
     const expected = ['PENDING', ...statuses];
     await waitFor(
@@ -165,6 +196,13 @@ describe('orders over GraphQL', () => {
       input: { orderId: order.id, lineId: order.lines[0].id, status: 'FAILED' },
     });
     expect(endedMove.errors?.[0]?.extensions?.code).toBe('CONFLICT');
+    const noneMove = await tenant.api.graphql(MOVE, {
+      input: { orderId: order.id, lineId: order.lines[2].id, status: 'FAILED' },
+    });
+    expect(noneMove.errors?.[0]).toMatchObject({
+      message: `Line ${order.lines[2].id} has ended; it is not moved again.`,
+      extensions: { code: 'CONFLICT' },
+    });
     await everything.client.dispose();
     await one.client.dispose();
   });
@@ -215,12 +253,14 @@ describe('orders over GraphQL', () => {
       status: 'CANCELLED',
       cancellation: { reason: 'Site closed.' },
       cancellationCharges: [],
-      lines: order.lines.map(() => ({
-        status: 'CANCELLED',
-        cancellation: { state: 'DONE', message: null },
-        priceChange: null,
-      })),
+      // The manual lines are cancelled; the NONE ones had ended, COMPLETED when the order was placed.
+      lines: order.lines.map((line: Json) =>
+        line.fulfilment === 'NONE'
+          ? { status: 'COMPLETED', cancellation: null, priceChange: null }
+          : { status: 'CANCELLED', cancellation: { state: 'DONE', message: null }, priceChange: null },
+      ),
     });
+    expect(order.lines.map((line: Json) => line.fulfilment)).toEqual(['MANUAL', 'MANUAL', 'NONE', 'NONE']);
     const again = await tenant.api.graphql(CANCEL, { input: { orderId: order.id, reason: 'Again.' } });
     expect(again.errors?.[0]?.extensions?.code).toBe('CONFLICT');
     const blank = await tenant.api.graphql(CANCEL, { input: { orderId: order.id, reason: ' ' } });

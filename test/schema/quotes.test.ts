@@ -7,8 +7,8 @@ import {
   type TestTenant,
 } from '../helpers/app.js';
 
-const LINE = `id kind productId name network technologyType connectionType bandwidth { download upload }
-  contractTerm mrc nrc currency`;
+const LINE = `id kind productId name source { id name type } network technologyType connectionType
+  bandwidth { download upload } contractTerm mrc nrc currency`;
 const QUOTE = `id name quoteNumber referenceNumber currency validityDays expirationDate customer { id name }
   products { ${LINE} } totalProducts totalMrc totalNrc`;
 const CREATE_QUOTE = `mutation ($input: CreateQuoteInput!) { createQuote(input: $input) { quote { ${QUOTE} } } }`;
@@ -24,7 +24,7 @@ const PAGE = `query ($first: Int, $after: String) {
     edges { node { id quoteNumber } } pageInfo { hasNextPage endCursor } totalCount
   }
 }`;
-const PRODUCT = 'id name description mandatory mrc nrc currency';
+const PRODUCT = 'id name description mandatory fulfilment mrc nrc currency';
 const CATALOGUE = `{ instanceProducts { ${PRODUCT} } mandatoryProducts { ${PRODUCT} } }`;
 const CREATE_PRODUCT = `mutation ($input: InstanceProductInput!) {
   createInstanceProduct(input: $input) { product { ${PRODUCT} } }
@@ -42,12 +42,13 @@ const createCustomer = async (api: ApiClient, name: string): Promise<string> =>
 const readCatalogue = async (api: ApiClient) => (await api.graphql(CATALOGUE)).data;
 const totalCount = async (api: ApiClient) => (await api.graphql(PAGE, { first: 1 })).data.quotes.totalCount;
 
-/** The line a catalogue product becomes: its name and prices, no offer fields. */
+/** The line a catalogue product becomes: its name and prices, no source and no offer fields. */
 const line = (product: Json, kind: 'INSTANCE_PRODUCT' | 'MANDATORY_PRODUCT') => ({
   id: expect.stringMatching(/^qli_/),
   kind,
   productId: product.id,
   name: product.name,
+  source: null,
   network: null,
   technologyType: null,
   connectionType: null,
@@ -268,17 +269,22 @@ describe('the instance catalogue over GraphQL', () => {
     const rest = async (path: string, mandatory: boolean) =>
       (await tenant.api.get(path)).body.data.map(({ _document_type, ...item }: Json) => ({
         ...item,
+        fulfilment: item.fulfilment.toUpperCase(),
         mandatory,
       }));
     expect(catalogue.instanceProducts).toEqual(await rest('/instance-products', false));
     expect(catalogue.mandatoryProducts).toEqual(await rest('/mandatory-products', true));
     expect(catalogue.instanceProducts).toHaveLength(7);
+    expect(new Set(catalogue.instanceProducts.map((item: Json) => item.fulfilment))).toEqual(
+      new Set(['MANUAL']),
+    );
     expect(catalogue.mandatoryProducts).toEqual([
       {
         id: expect.stringMatching(/^mpr_/),
         name: 'Administration fee',
         description: 'One-off handling of the order and contract.',
         mandatory: true,
+        fulfilment: 'NONE',
         mrc: 0,
         nrc: 49.5,
         currency: 'EUR',
@@ -288,6 +294,7 @@ describe('the instance catalogue over GraphQL', () => {
         name: 'Service desk access',
         description: "Access to the reseller's service desk for this connection.",
         mandatory: true,
+        fulfilment: 'NONE',
         mrc: 4.95,
         nrc: 0,
         currency: 'EUR',
@@ -304,8 +311,19 @@ describe('the instance catalogue over GraphQL', () => {
     const created = await tenant.api.graphql(CREATE_PRODUCT, { input: router });
     const mandatory = await tenant.api.graphql(CREATE_PRODUCT, { input: fee });
 
-    const routerProduct = { id: expect.stringMatching(/^ipr_[0-9a-z]{26}$/), ...router, mandatory: false };
-    const feeProduct = { id: expect.stringMatching(/^mpr_[0-9a-z]{26}$/), ...fee, description: '' };
+    // Without a fulfilment, a product's lines are moved by hand (MANUAL), mandatory or not.
+    const routerProduct = {
+      id: expect.stringMatching(/^ipr_[0-9a-z]{26}$/),
+      ...router,
+      mandatory: false,
+      fulfilment: 'MANUAL',
+    };
+    const feeProduct = {
+      id: expect.stringMatching(/^mpr_[0-9a-z]{26}$/),
+      ...fee,
+      description: '',
+      fulfilment: 'MANUAL',
+    };
     expect(created).toEqual({ data: { createInstanceProduct: { product: routerProduct } } });
     expect(mandatory).toEqual({ data: { createInstanceProduct: { product: feeProduct } } });
     expect(await readCatalogue(tenant.api)).toEqual({
@@ -357,5 +375,116 @@ describe('the instance catalogue over GraphQL', () => {
     });
     expect(changed).toEqual({ data: { updateInstanceProduct: { product: { ...first, nrc: 0.5 } } } });
     expect((await readCatalogue(stranger.api)).instanceProducts[0]).toEqual(foreign);
+  });
+
+  it('when a product is created with fulfilment NONE, then it shows it, and ordered its line is NONE and COMPLETED at once while a MANUAL one waits', async () => {
+    const ORDER_LINES =
+      'id status lines { quoteLineId name fulfilment status completionDate statusChangedAt statusChangedByUserId }';
+    const PLACE = `mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { order { ${ORDER_LINES} } } }`;
+    const MOVE = `mutation ($input: UpdateManualOrderLineInput!) {
+      updateManualOrderLine(input: $input) { order { ${ORDER_LINES} } }
+    }`;
+    const tenant = await server.tenant({ roles: [...admin], demoCatalog: false });
+    const customerId = await createCustomer(tenant.api, 'Licensee B.V.');
+    const licence = { name: 'Licence', description: 'A yearly licence.', mrc: 2.5, nrc: 10, currency: 'EUR' };
+    const router = { name: 'Router', description: 'A router.', mrc: 19.99, nrc: 0, currency: 'EUR' };
+
+    const created = await tenant.api.graphql(CREATE_PRODUCT, { input: { ...licence, fulfilment: 'NONE' } });
+    const manual = await tenant.api.graphql(CREATE_PRODUCT, { input: router });
+
+    const licenceProduct = {
+      id: expect.stringMatching(/^ipr_[0-9a-z]{26}$/),
+      ...licence,
+      mandatory: false,
+      fulfilment: 'NONE',
+    };
+    expect(created).toEqual({ data: { createInstanceProduct: { product: licenceProduct } } });
+    expect(manual.data.createInstanceProduct.product.fulfilment).toBe('MANUAL');
+    const licenceId = created.data.createInstanceProduct.product.id;
+    const routerId = manual.data.createInstanceProduct.product.id;
+    expect(await readCatalogue(tenant.api)).toEqual({
+      instanceProducts: [
+        created.data.createInstanceProduct.product,
+        manual.data.createInstanceProduct.product,
+      ],
+      mandatoryProducts: [],
+    });
+    expect(
+      (await tenant.api.get('/instance-products')).body.data.map((p: Json) => [p.name, p.fulfilment]),
+    ).toEqual([
+      ['Licence', 'none'],
+      ['Router', 'manual'],
+    ]);
+
+    const quote = (
+      await tenant.api.graphql(CREATE_QUOTE, {
+        input: { name: 'Licensed router', customerId, instanceProductIds: [licenceId, routerId] },
+      })
+    ).data.createQuote.quote;
+    server.clock.freeze();
+    const placedAt = server.clock.now();
+    const placed = await tenant.api.graphql(PLACE, { input: { quoteId: quote.id } });
+    server.clock.thaw();
+
+    expect(placed.errors).toBeUndefined();
+    const order = placed.data.placeOrder.order;
+    expect(order).toEqual({
+      id: expect.stringMatching(/^ord_[0-9a-z]{26}$/),
+      status: 'PENDING',
+      lines: [
+        {
+          quoteLineId: quote.products[0].id,
+          name: 'Licence',
+          fulfilment: 'NONE',
+          status: 'COMPLETED',
+          completionDate: placedAt.toISOString(),
+          statusChangedAt: placedAt.toISOString(),
+          statusChangedByUserId: null,
+        },
+        {
+          quoteLineId: quote.products[1].id,
+          name: 'Router',
+          fulfilment: 'MANUAL',
+          status: 'PENDING',
+          completionDate: null,
+          statusChangedAt: null,
+          statusChangedByUserId: null,
+        },
+      ],
+    });
+    const rest = (await tenant.api.get(`/orders/${order.id}`)).body.data;
+    expect(rest.lines.map((line: Json) => [line.fulfilment, line.status])).toEqual([
+      ['none', 'completed'],
+      ['manual', 'pending'],
+    ]);
+
+    // The router delivered, the order is: its NONE line neither held it back nor started it.
+    const [, routerLine] = rest.lines;
+    const done = await tenant.api.graphql(MOVE, {
+      input: { orderId: order.id, lineId: routerLine.id, status: 'COMPLETED' },
+    });
+    expect(done.errors).toBeUndefined();
+    expect(done.data.updateManualOrderLine.order.status).toBe('COMPLETED');
+    expect(done.data.updateManualOrderLine.order.lines.map((line: Json) => line.status)).toEqual([
+      'COMPLETED',
+      'COMPLETED',
+    ]);
+
+    // A product made NONE later: orders placed keep their MANUAL line; an order of NONE lines only is
+    // COMPLETED as it is placed.
+    const changed = await tenant.api.graphql(UPDATE_PRODUCT, { id: routerId, input: { fulfilment: 'NONE' } });
+    expect(changed.data.updateInstanceProduct.product.fulfilment).toBe('NONE');
+    const kept = (await tenant.api.get(`/orders/${order.id}`)).body.data;
+    expect(kept.lines.map((line: Json) => line.fulfilment)).toEqual(['none', 'manual']);
+    const routerOnly = (
+      await tenant.api.graphql(CREATE_QUOTE, {
+        input: { name: 'Router only', customerId, instanceProductIds: [routerId] },
+      })
+    ).data.createQuote.quote;
+    const instant = await tenant.api.graphql(PLACE, { input: { quoteId: routerOnly.id } });
+    expect(instant.data.placeOrder.order).toMatchObject({
+      status: 'COMPLETED',
+      lines: [{ name: 'Router', fulfilment: 'NONE', status: 'COMPLETED', statusChangedByUserId: null }],
+    });
   });
 });

@@ -147,6 +147,8 @@ export function newOrderRows(input: NewOrder): {
 /** Why a line may not be moved by hand (`moveManualOrderLine`), or null when it may. */
 export function manualLineRefusal(line: OrderLineRow | undefined): ManualLineRefusal | null {
   if (!line) return 'not_found';
+  // A `none` line (issue 49) ended as its order was placed: that, not who fulfils it, is why it stays.
+  if (line.fulfilment === 'none') return 'line_final';
   if (line.fulfilment !== 'manual') return 'not_manual';
   if (finalOrderLineStatuses.includes(line.status)) return 'line_final';
   return null;
