@@ -22,6 +22,13 @@ import {
   httpCancellationStep,
 } from './http-supplier/cancellation.js';
 import { HttpSupplierOrdering } from './http-supplier/ordering.js';
+import {
+  attemptCall,
+  cancellationNotice,
+  clearedNotices,
+  noticedLines,
+  orderLookupNotice,
+} from './secondary-calls.js';
 import { placementSettleMs } from './sonata-step.js';
 import { cancelledUnsentLines, failedLines, placementRefused } from './step-lines.js';
 import type { SupplierOrderStep, SupplierOrderStepper } from './worker.js';
@@ -82,6 +89,7 @@ function lineProgress(view: SupplierOrder, item: SupplierOrder['items'][number])
     completionDate: dateOrNull(item.completion_date),
     inventoryProductId: item.product_id ?? null,
     ...failure,
+    notice: null,
   };
 }
 
@@ -129,6 +137,12 @@ function orderRequest(
  *   refusal of the placement itself (`4xx`) fails the lines with its code and the supplier's words; a final
  *   failure of a lookup or a read is tried again at the longest back-off (the order may exist), and so is an
  *   answer to the placement that cannot be read (`placementRefused`): it is looked up by its external id.
+ *   A failing look-up puts `ORDER_LOOKUP_UNAVAILABLE` on the open lines (nothing is sent again before the
+ *   supplier answers it).
+ * - The read is recorded whatever the calls after it do (issue 49): the cancellation is the only such call
+ *   of this contract (an item names its `product_id` itself; there are no charges). When it fails, the lines
+ *   are recorded as read with `CANCELLATION_UNAVAILABLE` on the open ones, the supplier order keeps the
+ *   failure's code, and the cancellation is tried again at the poll's back-off.
  */
 export function createHttpOrderStep(options: HttpStepOptions): SupplierOrderStepper {
   const { now } = options;
@@ -170,12 +184,16 @@ export function createHttpOrderStep(options: HttpStepOptions): SupplierOrderStep
     const scope: HttpSupplierScope = { source, signal };
     // Set while the placement itself is sent: only a final refusal of it means the supplier took nothing.
     let posting = false;
+    // Set while the order is looked up by `external_id`: its failure keeps the order from being sent again.
+    let lookingUp = false;
     try {
       let view: SupplierOrder | null = null;
       if (supplierOrder.sellerOrderId === null) {
         const { postedAt } = supplierOrder;
         // A placement may have been sent before (crash, timeout): the supplier is asked first.
+        lookingUp = postedAt !== null;
         if (postedAt !== null) view = await ordering.findByExternalId(scope, supplierOrder.id);
+        lookingUp = false;
         const settledAt = postedAt === null ? 0 : postedAt.getTime() + placementSettleMs(source);
         // Cancelled before the supplier had it: nothing is sent, and never will be.
         if (!view && cancelAsked && settledAt <= now().getTime()) return cancelledUnsent();
@@ -191,6 +209,7 @@ export function createHttpOrderStep(options: HttpStepOptions): SupplierOrderStep
             nextCheckAt: later(httpPollDelayMs(poll, supplierOrder.attempts)),
             errorCode: 'PLACEMENT_UNCONFIRMED',
             errorMessage: `The order sent at ${postedAt?.toISOString()} is not at the supplier yet; it is looked for until ${new Date(settledAt).toISOString()}, then sent again.`,
+            lines: clearedNotices(lines, 'ORDER_LOOKUP_UNAVAILABLE'),
           };
         }
         if (!view && !(await context.markPosting())) return { ...unchanged, nextCheckAt: now() };
@@ -201,16 +220,24 @@ export function createHttpOrderStep(options: HttpStepOptions): SupplierOrderStep
         view = await ordering.read(scope, supplierOrder.sellerOrderId);
       }
       let cancel: HttpCancellationStep | null = null;
+      let cancelFailure: SourceError | null = null;
       if (cancelAsked) {
-        cancel = await httpCancellationStep({
-          ordering,
-          scope,
-          view,
-          reason: order.cancelReason ?? 'Cancelled by the reseller.',
-          markCancelPosting: () => context.markCancelPosting(),
-        });
-        if (!cancel) return { ...unchanged, nextCheckAt: now() };
-        view = cancel.view;
+        const asRead = view;
+        const asked = await attemptCall(signal, () =>
+          httpCancellationStep({
+            ordering,
+            scope,
+            view: asRead,
+            reason: order.cancelReason ?? 'Cancelled by the reseller.',
+            markCancelPosting: () => context.markCancelPosting(),
+          }),
+        );
+        if (!asked.ok) cancelFailure = asked.failure;
+        else if (!asked.value) return { ...unchanged, nextCheckAt: now() };
+        else {
+          cancel = asked.value;
+          view = cancel.view;
+        }
       }
       const progress: SupplierLineProgress[] = [];
       for (const line of lines) {
@@ -226,6 +253,8 @@ export function createHttpOrderStep(options: HttpStepOptions): SupplierOrderStep
             errorMessage: null,
           });
         }
+        if (cancelFailure && !ended(step.status ?? 'pending'))
+          step.notice = cancellationNotice(cancelFailure);
         progress.push(step);
       }
       const over =
@@ -236,6 +265,8 @@ export function createHttpOrderStep(options: HttpStepOptions): SupplierOrderStep
         sellerOrderId: view.id,
         sellerState: view.status,
         nextCheckAt: over ? null : later(httpPollDelayMs(poll, supplierOrder.attempts)),
+        errorCode: cancelFailure?.code ?? null,
+        errorMessage: cancelFailure?.message ?? null,
         ...(cancel
           ? { sellerCancelId: cancel.sellerCancelId, sellerCancelState: cancel.sellerCancelState }
           : {}),
@@ -256,11 +287,20 @@ export function createHttpOrderStep(options: HttpStepOptions): SupplierOrderStep
         return failLines(failure.code, failure.message);
       }
       const delay = failure.retryable ? httpPollDelayMs(poll, supplierOrder.attempts) : poll.maxDelayMs;
+      // Nothing is sent again before the supplier answers the look-up: the open lines say why they wait.
+      const lookup =
+        lookingUp && supplierOrder.postedAt !== null
+          ? noticedLines(
+              lines,
+              orderLookupNotice(supplierOrder.postedAt, 'GET /orders?external_id=…', failure),
+            )
+          : clearedNotices(lines, 'ORDER_LOOKUP_UNAVAILABLE');
       return {
         ...unchanged,
         nextCheckAt: later(delay),
         errorCode: failure.code,
         errorMessage: failure.message,
+        lines: lookup,
       };
     }
   };

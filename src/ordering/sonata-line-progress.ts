@@ -1,12 +1,13 @@
 /**
  * What one read of a seller's Sonata order says of each order line (MEF 123 `ProductOrderItem` → the store's
- * `SupplierLineProgress`): status, MEF state, dates, milestones, charges and the delivered product (MEF 116).
+ * `SupplierLineProgress`): status, MEF state, dates, milestones, charges, the delivered product (MEF 116) and
+ * the notice of what of those could not be read (issue 49).
  */
-import type { OrderCharge, OrderLineRow, SupplierLineProgress } from '../db/rows.js';
-import type { SonataCallScope } from '../gathering/sources/mef-sonata/client.js';
+import type { OrderCharge, OrderLineNotice, OrderLineRow, SupplierLineProgress } from '../db/rows.js';
 import type { SonataChargeView, SonataOrderItemView, SonataOrderView } from './mef-sonata/order-answers.js';
 import { lineStatusOf } from './mef-sonata/order-states.js';
-import type { SonataOrdering } from './mef-sonata/ordering-client.js';
+import { chargeListNotice, chargeNotice, inventoryNotice } from './secondary-calls.js';
+import type { SonataChargeReads, SonataSecondaryReads } from './sonata-secondary-reads.js';
 
 /** Charge states after which the seller changes a charge no more (MEF 123 `MEFProductOrderChargeStateType`). */
 const finalChargeStates = new Set(['completed', 'timeout', 'withdrawnBySeller']);
@@ -43,32 +44,62 @@ function lineError(item: SonataOrderItemView): { errorCode: string | null; error
   return { errorCode: code, errorMessage: item.errorMessage ?? `The seller’s item ended ${item.state}.` };
 }
 
+/** A line's progress from one read of its item, and whether its delivered product is still to be read. */
+export interface SonataLineStep {
+  progress: SupplierLineProgress;
+  /**
+   * Whether the item completed with a product the inventory could not give (`INVENTORY_UNAVAILABLE`): the
+   * supplier order must not end before it is read (MEF 116), or the line would never show it.
+   */
+  inventoryOwed: boolean;
+}
+
 /**
  * A line's progress from its item of the seller's order: status, MEF state, dates, milestones, its charges
- * (read again until final; the awaited ones of a held item found through `GET /charge`), and the delivered
- * product once completed (R61).
+ * (each read again until final; those of a held item found through `GET /charge` or a notification given in
+ * `chargeReads`), the delivered product once completed (R61), and its `notice` (issue 49): what of that could
+ * not be read, else null. What the order read said is kept whatever the other calls do — a Charge that cannot
+ * be read stays as last read (`CHARGE_UNAVAILABLE`); a held item without a Charge awaiting the buyer shows
+ * why none was found (`CHARGE_LIST_UNAVAILABLE`, `CHARGE_UNAVAILABLE`); a completed item whose product cannot
+ * be read is completed without it (`INVENTORY_UNAVAILABLE`, `inventoryOwed`).
+ *
+ * @throws what {@link SonataSecondaryReads} throws: the store unavailable, the worker stopping.
  */
 export async function lineProgress(
-  ordering: SonataOrdering,
-  scope: SonataCallScope,
+  reads: SonataSecondaryReads,
   view: SonataOrderView,
   line: OrderLineRow,
   item: SonataOrderItemView,
-  awaited: readonly SonataChargeView[],
-): Promise<SupplierLineProgress> {
+  chargeReads: SonataChargeReads,
+): Promise<SonataLineStep> {
   const status = lineStatusOf(item.state);
   const known = new Map(line.charges.map((charge) => [charge.id, charge]));
-  for (const charge of awaited) {
-    if (charge.productOrderItemId === item.id) known.set(charge.id, chargeOf(charge));
+  const fresh = new Set<string>();
+  for (const charge of chargeReads.charges) {
+    if (charge.productOrderItemId !== item.id) continue;
+    known.set(charge.id, chargeOf(charge));
+    fresh.add(charge.id);
   }
+  // Each Charge read once; the first that cannot be read is the line's notice.
+  const failures: OrderLineNotice[] = [];
+  const readCharge = async (id: string) => {
+    fresh.add(id);
+    const read = await reads.charge(id);
+    if (read.ok) known.set(id, chargeOf(read.value));
+    else failures.push(chargeNotice(id, read.failure));
+  };
   for (const id of item.chargeIds) {
-    if (!known.has(id)) known.set(id, chargeOf(await ordering.retrieveCharge(scope, id)));
+    if (!known.has(id)) await readCharge(id);
   }
   for (const [id, charge] of known) {
-    const fresh = awaited.some((each) => each.id === id);
-    if (!fresh && !finalChargeStates.has(charge.state)) {
-      known.set(id, chargeOf(await ordering.retrieveCharge(scope, id)));
-    }
+    if (!fresh.has(id) && !finalChargeStates.has(charge.state)) await readCharge(id);
+  }
+  let notice: OrderLineNotice | null = failures[0] ?? null;
+  const awaiting = [...known.values()].some((charge) => charge.state === 'awaitingResponse');
+  if (item.state === 'held' && !awaiting && notice === null) {
+    const [unread] = chargeReads.unread;
+    if (chargeReads.listFailure) notice = chargeListNotice(chargeReads.listFailure);
+    else if (unread) notice = chargeNotice(unread.id, unread.failure);
   }
   const progress: SupplierLineProgress = {
     lineId: line.id,
@@ -82,10 +113,42 @@ export async function lineProgress(
     charges: [...known.values()],
     ...lineError(item),
   };
+  let inventoryOwed = false;
   if (status === 'completed' && item.productId && line.inventoryProductId !== item.productId) {
-    const product = await ordering.retrieveProduct(scope, item.productId);
-    progress.inventoryProductId = product.id;
-    progress.inventoryProductStatus = product.status;
+    const product = await reads.product(item.productId);
+    if (product.ok) {
+      progress.inventoryProductId = product.value.id;
+      progress.inventoryProductStatus = product.value.status;
+    } else {
+      inventoryOwed = true;
+      notice = inventoryNotice(item.productId, product.failure);
+    }
   }
-  return progress;
+  progress.notice = notice;
+  return { progress, inventoryOwed };
+}
+
+/** Notices a Charge that arrived makes moot: a held item's Charge that could not be found or read. */
+const chargeNoticeCodes = new Set(['CHARGE_LIST_UNAVAILABLE', 'CHARGE_UNAVAILABLE']);
+
+/**
+ * The lines' progress from the notified Charges read while the order itself could not be (a notifying
+ * seller's 429 to a read its events did not announce, an outage): each line whose item a Charge of
+ * `chargeReads` names shows it, as read; its charge notice is cleared once a Charge awaits the buyer's
+ * answer. Nothing else of the line changes.
+ */
+export function notifiedChargeProgress(
+  lines: readonly OrderLineRow[],
+  chargeReads: Pick<SonataChargeReads, 'charges'>,
+): SupplierLineProgress[] {
+  return lines.flatMap((line) => {
+    const arrived = chargeReads.charges.filter((charge) => charge.productOrderItemId === line.id);
+    if (arrived.length === 0) return [];
+    const known = new Map(line.charges.map((charge) => [charge.id, charge]));
+    for (const charge of arrived) known.set(charge.id, chargeOf(charge));
+    const charges = [...known.values()];
+    const shown = charges.some((charge) => charge.state === 'awaitingResponse');
+    const moot = shown && line.notice !== null && chargeNoticeCodes.has(line.notice.code);
+    return [{ lineId: line.id, charges, ...(moot ? { notice: null } : {}) }];
+  });
 }

@@ -19,13 +19,21 @@ import type { SonataOrdering } from './mef-sonata/ordering-client.js';
 import type { OrderListeners } from './order-listeners.js';
 import { nextOrderReadDelayMs } from './order-reads.js';
 import {
+  attemptCall,
+  cancellationNotice,
+  clearedNotices,
+  noticedLines,
+  orderLookupNotice,
+} from './secondary-calls.js';
+import {
   cancellationPending,
   type SonataCancellationStep,
   sonataCancellationStep,
 } from './sonata-cancellation.js';
 import { requoteExpiredLines } from './sonata-expired-quotes.js';
-import { chargeOf, lineProgress } from './sonata-line-progress.js';
+import { chargeOf, lineProgress, notifiedChargeProgress } from './sonata-line-progress.js';
 import type { SonataRequoteDeps } from './sonata-requote.js';
+import { type SonataChargeReads, SonataSecondaryReads } from './sonata-secondary-reads.js';
 import { cancelledUnsentLines, failedLines, placementRefused } from './step-lines.js';
 import type { SupplierOrderStep, SupplierOrderStepper } from './worker.js';
 
@@ -75,8 +83,16 @@ export function nextPollDelayMs(settings: SonataSourceSettings, attempts: number
  *   attempt first looks the seller order up by `externalId` (= the supplier order's id), and sends again
  *   only when it is still not there {@link placementSettleMs} after: a crash, a timeout or a slow seller
  *   cannot create it twice.
- * - Following: the order is read, each line updated from its item; once every item has ended, the supplier
- *   order ends.
+ * - Following: the order is read, each line updated from its item; once every item has ended (and every
+ *   delivered product was read), the supplier order ends. The read is recorded whatever the calls after it
+ *   do (issue 49): the Charges of held items, the products of completed ones, the cancellation are each a
+ *   call of their own (`SonataSecondaryReads`), whose failure becomes the line's `notice`
+ *   (`CHARGE_LIST_UNAVAILABLE`, `CHARGE_UNAVAILABLE`, `INVENTORY_UNAVAILABLE`, `CANCELLATION_UNAVAILABLE`;
+ *   cleared by a step without it). After such a failure the order is due again at the earlier of its own
+ *   read pace and the poll back-off; the supplier order's error stays null but for a cancellation's. The
+ *   Charges the seller notified (`notifiedChargeIds`) are read by id and consumed in the same record.
+ * - A look-up by `externalId` that fails puts `ORDER_LOOKUP_UNAVAILABLE` on the open lines: nothing is sent
+ *   again before the seller answers it.
  * - A retryable failure (timeouts, 5xx) is recorded and tried again after the back-off; a final refusal of
  *   the placement itself (its 400/422/401, bad settings) fails the lines with its code; a final failure of a
  *   lookup or a read is tried again at the longest back-off (the order may exist, and must not be lost). So
@@ -132,14 +148,23 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
     // Set while the placement itself is sent: a final refusal of it (400, 422, 401) means the seller took
     // nothing; a final failure of a lookup or a read does not say so, and is tried again instead.
     let posting = false;
+    // Set while the order is looked up by `externalId`: its failure keeps the order from being sent again.
+    let lookingUp = false;
     // New terms of lines quoted again, and lines not ordered: recorded whatever the step ends with.
     let requoted: SupplierLineProgress[] = [];
+    // A look-up's notice, once the seller answered one (or none was needed).
+    const lookedUp = () => clearedNotices(lines, 'ORDER_LOOKUP_UNAVAILABLE');
+    const reads = new SonataSecondaryReads(ordering, scope);
+    // The notified Charges read when the order itself could not be.
+    let unreadOrder: Pick<SonataChargeReads, 'charges' | 'consumed'> = { charges: [], consumed: [] };
     try {
       let view: SonataOrderView | null = null;
       if (supplierOrder.sellerOrderId === null) {
         const { postedAt } = supplierOrder;
         // A placement may have been sent before (crash, timeout): the seller is asked first.
+        lookingUp = postedAt !== null;
         if (postedAt !== null) view = await ordering.findByExternalId(scope, supplierOrder.id);
+        lookingUp = false;
         const settledAt = postedAt === null ? 0 : postedAt.getTime() + placementSettleMs(source);
         // Cancelled before the seller had it: nothing is sent, and never will be.
         if (!view && cancelAsked && settledAt <= now().getTime()) return cancelledUnsent();
@@ -150,7 +175,7 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
             nextCheckAt: new Date(now().getTime() + nextPollDelayMs(settings, supplierOrder.attempts)),
             errorCode: 'PLACEMENT_UNCONFIRMED',
             errorMessage: `The order sent at ${postedAt?.toISOString()} is not at the seller yet; it is looked for until ${new Date(settledAt).toISOString()}, then sent again.`,
-            lines: [],
+            lines: lookedUp(),
           };
         }
         let toOrder = lines.filter((line) => !finalOrderLineStatuses.includes(line.status));
@@ -173,7 +198,7 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
               nextCheckAt: null,
               errorCode: null,
               errorMessage: null,
-              lines: requoted,
+              lines: withRequoted(lookedUp(), requoted),
             };
           }
         }
@@ -208,39 +233,52 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
         });
         posting = false;
       } else {
-        view = await ordering.retrieve(scope, supplierOrder.sellerOrderId);
+        const { sellerOrderId } = supplierOrder;
+        const read = await attemptCall(signal, () => ordering.retrieve(scope, sellerOrderId));
+        if (!read.ok) {
+          // A seller that refused the read (a notifying seller's 429 to a read no event announced) is up:
+          // the Charges it notified are read all the same, by id. An outage is not made longer by more calls.
+          const { notifiedChargeIds } = supplierOrder;
+          if (!read.failure.retryable)
+            unreadOrder = await reads.charges(sellerOrderId, false, notifiedChargeIds);
+          throw read.failure;
+        }
+        view = read.value;
       }
       let cancel: SonataCancellationStep | null = null;
+      let cancelFailure: SourceError | null = null;
       if (cancelAsked) {
-        cancel = await sonataCancellationStep({
-          ordering,
-          scope,
-          settings,
-          supplierOrder,
-          view,
-          lines,
-          order,
-          storedCharges: order.cancellationCharges.filter(
-            (charge) => charge.supplierOrderId === supplierOrder.id,
-          ),
-          markCancelPosting: () => context.markCancelPosting(),
-          chargeOf,
-        });
-        if (!cancel) {
+        const asked = await reads.attempt((each) =>
+          sonataCancellationStep({
+            ordering,
+            scope: each,
+            settings,
+            supplierOrder,
+            view,
+            lines,
+            order,
+            storedCharges: order.cancellationCharges.filter(
+              (charge) => charge.supplierOrderId === supplierOrder.id,
+            ),
+            markCancelPosting: () => context.markCancelPosting(),
+            chargeOf,
+          }),
+        );
+        if (!asked.ok) cancelFailure = asked.failure;
+        else if (!asked.value) {
           return { ...unchanged, readAt, nextCheckAt: now(), errorCode: null, errorMessage: null, lines: [] };
-        }
+        } else cancel = asked.value;
       }
       const held = view.items.some((item) => item.state === 'held');
-      const awaited = held
-        ? await Promise.all(
-            (await ordering.awaitedCharges(scope, view.id)).map((id) => ordering.retrieveCharge(scope, id)),
-          )
-        : [];
+      const charges = await reads.charges(view.id, held, supplierOrder.notifiedChargeIds);
       const progress: SupplierLineProgress[] = [];
+      let inventoryOwed = false;
       for (const line of lines) {
         const item = view.items.find((each) => each.id === line.id);
         if (!item) continue;
-        const step = await lineProgress(ordering, scope, view, line, item, awaited);
+        const found = await lineProgress(reads, view, line, item, charges);
+        const step = found.progress;
+        inventoryOwed ||= found.inventoryOwed;
         if (cancel && !finalOrderLineStatuses.includes(line.status))
           step.cancellation = cancel.lineCancellation;
         if (supplierOrder.cancelRequestedAt !== null && step.status === 'cancelled') {
@@ -251,29 +289,44 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
             errorMessage: null,
           });
         }
+        if (
+          cancelFailure &&
+          step.notice === null &&
+          !finalOrderLineStatuses.includes(step.status ?? 'pending')
+        )
+          step.notice = cancellationNotice(cancelFailure);
         progress.push(step);
       }
-      const recorded = withRequoted(progress, requoted);
-      // Ended once every line has: by this read, or before it (a line never ordered has no item).
-      const ended = lines.every((line) => {
-        const status = recorded.find((step) => step.lineId === line.id)?.status ?? line.status;
-        return finalOrderLineStatuses.includes(status);
-      });
+      const recorded = withRequoted(withRequoted(lookedUp(), progress), requoted);
+      // Ended once every line has (by this read, or before it: a line never ordered has no item), and no
+      // delivered product is still to be read.
+      const ended =
+        !inventoryOwed &&
+        lines.every((line) => {
+          const status = recorded.find((step) => step.lineId === line.id)?.status ?? line.status;
+          return finalOrderLineStatuses.includes(status);
+        });
       const at = now();
       // A cancellation under way is followed at the poll's pace; the order itself at its own.
-      const wait = cancel?.pending
+      const pace = cancel?.pending
         ? nextPollDelayMs(settings, supplierOrder.attempts)
         : notified
           ? NOTIFIED_SAFETY_READ_MS
           : nextOrderReadDelayMs(settings.orderPoll, lines, recorded, at);
+      // A call after the read failed: asked again at the poll's back-off, unless the order is read sooner.
+      const secondaryFailed =
+        cancelFailure !== null ||
+        charges.unread.length > 0 ||
+        progress.some((step) => (step.notice ?? null) !== null);
+      const wait = secondaryFailed ? Math.min(pace, nextPollDelayMs(settings, supplierOrder.attempts)) : pace;
       return {
         readAt,
         status: ended ? 'ended' : 'following',
         sellerOrderId: view.id,
         sellerState: view.state,
         nextCheckAt: ended ? null : new Date(at.getTime() + wait),
-        errorCode: null,
-        errorMessage: null,
+        errorCode: cancelFailure?.code ?? null,
+        errorMessage: cancelFailure?.message ?? null,
         ...(cancel
           ? {
               sellerCancelId: cancel.sellerCancelId,
@@ -281,6 +334,7 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
               ...(cancel.cancellationCharges ? { cancellationCharges: cancel.cancellationCharges } : {}),
             }
           : {}),
+        ...(charges.consumed.length > 0 ? { consumedChargeIds: charges.consumed } : {}),
         lines: recorded,
       };
     } catch (error) {
@@ -298,6 +352,14 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
         const failed = failLines(failure.code, failure.message);
         return { ...failed, lines: withRequoted(failed.lines, requoted) };
       }
+      // Nothing is sent again before the seller answers the look-up: the open lines say why they wait.
+      const lookup =
+        lookingUp && supplierOrder.postedAt !== null
+          ? noticedLines(
+              lines,
+              orderLookupNotice(supplierOrder.postedAt, 'GET /productOrder?externalId=…', failure),
+            )
+          : lookedUp();
       // A notifying seller that refuses a read (429) is waited for: its next event makes the order due.
       const delay =
         notified && failure.code === 'SONATA_THROTTLED'
@@ -311,7 +373,8 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
         nextCheckAt: new Date(now().getTime() + delay),
         errorCode: failure.code,
         errorMessage: failure.message,
-        lines: requoted,
+        ...(unreadOrder.consumed.length > 0 ? { consumedChargeIds: unreadOrder.consumed } : {}),
+        lines: withRequoted(withRequoted(lookup, notifiedChargeProgress(lines, unreadOrder)), requoted),
       };
     }
   };

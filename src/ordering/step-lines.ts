@@ -6,16 +6,28 @@
 import type { OrderLineRow, SupplierLineProgress } from '../db/rows.js';
 import { finalOrderLineStatuses } from '../db/values.js';
 
-/** Every line `failed` with the refusal's code and message. */
+/** A line's notice cleared, when it shows one: an ended line waits for nothing. */
+const noticeCleared = (line: OrderLineRow) => (line.notice === null ? {} : { notice: null });
+
+/** Every line `failed` with the refusal's code and message (a notice it showed cleared). */
 export function failedLines(
   lines: readonly OrderLineRow[],
   code: string,
   message: string,
 ): SupplierLineProgress[] {
-  return lines.map((line) => ({ lineId: line.id, status: 'failed', errorCode: code, errorMessage: message }));
+  return lines.map((line) => ({
+    lineId: line.id,
+    status: 'failed',
+    errorCode: code,
+    errorMessage: message,
+    ...noticeCleared(line),
+  }));
 }
 
-/** The lines that have not ended, `cancelled` with their cancellation `done` (nothing was sent). */
+/**
+ * The lines that have not ended, `cancelled` with their cancellation `done` (nothing was sent; a notice
+ * they showed cleared).
+ */
 export function cancelledUnsentLines(lines: readonly OrderLineRow[]): SupplierLineProgress[] {
   return lines
     .filter((line) => !finalOrderLineStatuses.includes(line.status))
@@ -23,6 +35,7 @@ export function cancelledUnsentLines(lines: readonly OrderLineRow[]): SupplierLi
       lineId: line.id,
       status: 'cancelled',
       cancellation: { state: 'done', message: null },
+      ...noticeCleared(line),
     }));
 }
 

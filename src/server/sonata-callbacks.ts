@@ -74,9 +74,12 @@ export async function createSonataWiring(services: Services): Promise<SonataWiri
   });
   const prefix = `${SONATA_CALLBACK_PATH}/`;
   const orderNotified = new EventTarget();
+  // A Charge event names only its Charge: every open supplier order of the source is hurried and keeps the
+  // id, and its next step reads that Charge by id — the one way a held item's Charge arrives when the
+  // seller's `GET /charge` list fails (issue 49).
   const acceptOrderEvent = (sourceId: string, event: SonataOrderEvent) => {
     services.db
-      .hurrySupplierOrders(sourceId, event.orderId, services.clock.now())
+      .hurrySupplierOrders(sourceId, event.orderId, services.clock.now(), event.chargeId ?? undefined)
       .then(() => orderNotified.dispatchEvent(new Event('due')))
       .catch((error: unknown) =>
         services.logger.warn({ err: error, sourceId }, 'an order notification could not make its orders due'),

@@ -102,6 +102,7 @@ describe('GatheringWorker', () => {
       availabilityRequestId: id,
       sourceId: expect.any(String),
       sourceName: 'Colt',
+      sourceType: 'catalog',
       network: 'Colt',
       status: 'failed',
       attempts: 1,

@@ -202,6 +202,42 @@ describe('the http step on claimed supplier orders', () => {
     expect(deskCalls(simulator.sim, 'kpn-wba').filter((call) => call.includes('/cancel'))).toEqual([]);
   });
 
+  it('when the cancellation cannot be sent, then the order’s own read is recorded all the same and the open line shows why its cancellation waits', async () => {
+    const { tenant, orderId, lineId } = await placeOrder({ step_ms: String(HOUR), cancel: '503' });
+    await runStep();
+    // The supplier moved its item on since.
+    simulator.clock.shiftMs += HOUR;
+    await tenant.api.post(`/orders/${orderId}/cancel`, { reason: 'Wrong address.' });
+
+    const { taken } = await runStep();
+
+    const [held] = simulator.sim.orders('kpn-wba');
+    const failure = `The supplier answered 503 to the order ${held?.id} cancellation.`;
+    const notice = {
+      code: 'CANCELLATION_UNAVAILABLE',
+      message: `The cancellation cannot go on at the supplier: ${failure} It is tried again.`,
+    };
+    expect([taken.status, taken.sellerState, taken.errorCode, taken.errorMessage]).toEqual([
+      'following',
+      'in_progress',
+      'UPSTREAM_5XX',
+      failure,
+    ]);
+    expect(taken.sellerCancelState).toBeUndefined();
+    expect(taken.lines.map((line) => [line.lineId, line.status, line.supplierStatus, line.notice])).toEqual([
+      [lineId, 'in_progress', 'in_progress', notice],
+    ]);
+    const order: Json = (await tenant.api.get(`/orders/${orderId}`)).body.data;
+    expect([order.lines[0].status, order.lines[0].cancellation, order.lines[0].notice]).toEqual([
+      'in_progress',
+      { state: 'requested', message: null },
+      notice,
+    ]);
+    expect(deskCalls(simulator.sim, 'kpn-wba').filter((call) => call.includes('/cancel'))).toEqual(
+      Array(3).fill(`POST /orders/${held?.id}/cancel 503`),
+    );
+  });
+
   it('when the lease is lost before the placement is sent, then nothing is sent and the order is due again at once', async () => {
     await placeOrder();
     const claimed = await claim();

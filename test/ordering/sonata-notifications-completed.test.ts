@@ -80,7 +80,7 @@ describe('an order at two notifying sellers and a manual line, followed to compl
 
     // Each seller: its order listener registered once, one productOrder, reads only after its events.
     const sellerLines: Json[] = [];
-    for (const [index, { key }] of sellers.entries()) {
+    for (const [index, { key, network }] of sellers.entries()) {
       const exchanges = exchangesOf(world.seller, key);
       const hubs = exchanges.filter(
         (exchange) =>
@@ -136,6 +136,12 @@ describe('an order at two notifying sellers and a manual line, followed to compl
         id: placed.lines[index].id,
         quote_line_id: quote.products[index].id,
         name: quote.products[index].name,
+        source: {
+          id: world.sourceIds[key],
+          name: `${network} via Sonata`,
+          type: 'mef-sonata',
+          _document_type: 'source',
+        },
         fulfilment: 'supplier',
         status: 'completed',
         supplier_status: 'completed',
@@ -154,6 +160,7 @@ describe('an order at two notifying sellers and a manual line, followed to compl
         price_change: null,
         cancellation: null,
         error: null,
+        notice: null,
         note: null,
         status_changed_at: null,
         status_changed_by_user_id: null,

@@ -120,6 +120,12 @@ export interface SupplierOrderProgress {
   sellerCancelState?: string | null;
   /** This supplier order's cancellation charges as last read (absent: unchanged); replace its earlier ones. */
   cancellationCharges?: OrderCharge[];
+  /**
+   * Ids of {@link SupplierOrderRow.notifiedChargeIds} the step read (issue 49): removed from it in the same
+   * fenced write, and only they — an id a notification added while the step ran stays for the next step.
+   * Absent or empty: the list is left as it is. A step that ends the supplier order empties it.
+   */
+  consumedChargeIds?: string[];
   lines: SupplierLineProgress[];
   now: Date;
 }
@@ -166,10 +172,18 @@ export interface SupplierOrderOperations {
    * Makes a source's supplier orders that are not ended due at `now` — those of the seller order
    * `sellerOrderId` and those sent whose seller id is not recorded yet (the event may be theirs), or all
    * of the source's when null (a Charge event names no order) — and marks them hurried, so a step running meanwhile is followed by another (a seller's notification, MEF 123 §8).
+   * With `chargeId` (a Charge event's, MEF 123 R103) the id is also added to each one's
+   * `notifiedChargeIds` unless it is there already, in the same statement: the next step reads that Charge
+   * by its id even when the seller's `GET /charge` list fails (issue 49).
    *
    * @returns how many were hurried.
    */
-  hurrySupplierOrders: (sourceId: string, sellerOrderId: string | null, now: Date) => Promise<number>;
+  hurrySupplierOrders: (
+    sourceId: string,
+    sellerOrderId: string | null,
+    now: Date,
+    chargeId?: string,
+  ) => Promise<number>;
   /** The supplier orders of an order (for tests and operators). Reads only. */
   listSupplierOrders: (orderId: string) => Promise<SupplierOrderRow[]>;
 }

@@ -54,6 +54,7 @@ export interface SupplierOrderColumns {
   nextCheckAt: Column;
   hurriedAt: Column;
   postedAt: Column;
+  notifiedChargeIds: Column;
 }
 
 /** The order `orderId` when it is one of `instanceId`'s: tenant isolation for every write to an order. */
@@ -158,14 +159,19 @@ export function hurriedSupplierOrders(
 /**
  * The columns a recorded step writes to its supplier order, lease released. The next check is `now` when a
  * notification hurried it once the step had begun reading the seller (its event may not be in what the step
- * read), else the step's own; `timestamp` types a time parameter as the dialect needs it in a `CASE`.
+ * read), else the step's own; `timestamp` types a time parameter as the dialect needs it in a `CASE`. The
+ * charge ids the step consumed leave `notifiedChargeIds` through `withoutIds` (the dialect's JSON array
+ * without those strings), computed from the row as it is then, so an id added meanwhile stays; a step that
+ * ends the supplier order empties it.
  */
 export function supplierOrderStepValues(
   t: SupplierOrderColumns,
   progress: SupplierOrderProgress,
   timestamp: (date: Date | null) => SQL,
+  withoutIds: (column: Column, ids: readonly string[]) => SQL,
 ) {
   const { readAt, nextCheckAt, now } = progress;
+  const consumed = progress.consumedChargeIds ?? [];
   return {
     status: progress.status,
     sellerOrderId: progress.sellerOrderId,
@@ -175,6 +181,12 @@ export function supplierOrderStepValues(
     errorMessage: progress.errorMessage,
     ...(progress.sellerCancelId !== undefined ? { sellerCancelId: progress.sellerCancelId } : {}),
     ...(progress.sellerCancelState !== undefined ? { sellerCancelState: progress.sellerCancelState } : {}),
+    // An ended supplier order reads no more Charges: it keeps none.
+    ...(progress.status === 'ended'
+      ? { notifiedChargeIds: [] }
+      : consumed.length > 0
+        ? { notifiedChargeIds: withoutIds(t.notifiedChargeIds, consumed) }
+        : {}),
     leaseOwner: null,
     leaseExpiresAt: null,
     updatedAt: now,

@@ -60,6 +60,8 @@ interface OrderKnobs {
   place: 'answer' | '500' | 'late' | 'garbled';
   lateAnswerMs: number;
   cancel: SimulatedCancelOutcome;
+  /** `cancel=503`: `POST /orders/{id}/cancel` answers 503 and keeps nothing (the supplier cannot take it now). */
+  cancelUnavailable: boolean;
   cancelStepMs: number;
 }
 
@@ -77,6 +79,7 @@ function knobsOf(url: URL, stepMs: number): OrderKnobs {
     place: place === '500' || place === 'late' || place === 'garbled' ? place : 'answer',
     lateAnswerMs: number('late_answer_ms', 2_000),
     cancel: url.searchParams.get('cancel') === 'decline' ? 'decline' : 'accept',
+    cancelUnavailable: url.searchParams.get('cancel') === '503',
     cancelStepMs: number('cancel_step_ms', step),
   };
 }
@@ -96,8 +99,9 @@ const issueText = (issue: { path: PropertyKey[]; message: string } | undefined) 
  * (idempotent on `external_id`), `GET /orders/{id}`, `GET /orders?external_id=…`,
  * `POST /orders/{id}/cancel`. Knobs in the query string: `order=complete|fail|refuse` (refuse: 422, nothing
  * kept), `step_ms=<ms>` between item states (default `stepMs`), `place=500|late|garbled` (the order is kept,
- * then answered 500, after `late_answer_ms`, or 201 with a body that is not an order), `cancel=accept|decline`, `cancel_step_ms=<ms>` from an
- * accepted cancellation to `done` (default the step).
+ * then answered 500, after `late_answer_ms`, or 201 with a body that is not an order), `cancel=accept|decline|503`
+ * (503: the cancellation is answered 503 and not kept), `cancel_step_ms=<ms>` from an accepted cancellation to
+ * `done` (default the step).
  */
 export function createOrderDesk(catalog: CatalogFile, stepMs: number, now: () => number): OrderDesk {
   const held = new Map<string, SimulatedOrder[]>();
@@ -164,6 +168,7 @@ export function createOrderDesk(catalog: CatalogFile, stepMs: number, now: () =>
     if (!parsed.success)
       return error(400, `The cancellation breaks the contract at ${issueText(parsed.error.issues[0])}`);
     if (!order) return error(404, `Order ${id} was not found.`);
+    if (knobs.cancelUnavailable) return error(503, 'Cancellations cannot be taken now.');
     const cancelled = cancelSimulatedOrder(order, now(), {
       outcome: knobs.cancel,
       stepMs: knobs.cancelStepMs,

@@ -99,9 +99,12 @@ export const orderLineSchema = named(
     ),
     error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
     notice: about(
-      'What keeps the line waiting on its seller although its own state was read, e.g. ' +
-        '`CHARGE_LIST_UNAVAILABLE` for a `held` item whose charge cannot be listed, `INVENTORY_UNAVAILABLE` ' +
-        'for a completed item whose product cannot be read; null when nothing does. Cleared once it passes.',
+      'What keeps the line waiting on its seller although its own state was read; null when nothing does, ' +
+        'cleared once it passes. `CHARGE_LIST_UNAVAILABLE`: the item is `held` for a charge the seller’s ' +
+        '`GET /charge` cannot list; `CHARGE_UNAVAILABLE`: a charge of the item cannot be read; ' +
+        '`INVENTORY_UNAVAILABLE`: the item completed but its delivered product cannot be read yet; ' +
+        '`ORDER_LOOKUP_UNAVAILABLE`: an order that may have been sent cannot be looked up, so it is not sent ' +
+        'again; `CANCELLATION_UNAVAILABLE`: a cancellation cannot go on at the supplier.',
       z.strictObject({ code: z.string(), message: z.string() }).nullable(),
     ),
     note: about('The note of the last manual move.', z.string().nullable()),

@@ -27,6 +27,7 @@ describe('availability request details on PostgreSQL', () => {
         availabilityRequestId: 'avr_a1',
         sourceId: 'src_ef',
         sourceName: 'Eurofiber NL',
+        sourceType: 'catalog',
         network: 'Eurofiber',
         status: 'failed',
         attempts: 3,

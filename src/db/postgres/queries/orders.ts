@@ -265,10 +265,26 @@ export const updateCancellationCharge: Op<'updateCancellationCharge'> = async (d
     return touchOrder(tx, update.orderId, update.now);
   });
 
-export const hurrySupplierOrders: Op<'hurrySupplierOrders'> = async (db, sourceId, sellerOrderId, now) => {
+/** The charge id added to a `jsonb` array of ids, unless it holds it already (`@>`: contains). */
+const withChargeId = (chargeId: string) => {
+  const ids = supplierOrders.notifiedChargeIds;
+  return sql`case when ${ids} @> jsonb_build_array(${chargeId}::text) then ${ids} else ${ids} || jsonb_build_array(${chargeId}::text) end`;
+};
+
+export const hurrySupplierOrders: Op<'hurrySupplierOrders'> = async (
+  db,
+  sourceId,
+  sellerOrderId,
+  now,
+  chargeId,
+) => {
   const hurried = await db
     .update(supplierOrders)
-    .set({ nextCheckAt: now, hurriedAt: now })
+    .set({
+      nextCheckAt: now,
+      hurriedAt: now,
+      ...(chargeId === undefined ? {} : { notifiedChargeIds: withChargeId(chargeId) }),
+    })
     .where(conditions.hurriedSupplierOrders(supplierOrders, sourceId, sellerOrderId))
     .returning({ id: supplierOrders.id });
   return hurried.length;

@@ -4,7 +4,7 @@
  * statements where their shape is fixed: the worker runs them for every supplier order it steps, beside the
  * requests that place orders (issue "Orders, part 2", item 5).
  */
-import { and, asc, eq, inArray, type SQLWrapper, sql } from 'drizzle-orm';
+import { and, asc, type Column, eq, inArray, type SQLWrapper, sql } from 'drizzle-orm';
 import type { OrderRecord, SupplierOrderProgress } from '../../contract/index.js';
 import * as conditions from '../../shared/order-conditions.js';
 import {
@@ -108,6 +108,14 @@ export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, 
 /** A time as a `CASE` branch takes it: a parameter typed `timestamptz` (untyped, both branches would be text). */
 const timestamp = (date: Date | null) => sql`${sql.param(date, supplierOrders.nextCheckAt)}::timestamptz`;
 
+/** A `jsonb` array of strings without `ids`: `jsonb - text[]` drops every element equal to one of them. */
+const withoutIds = (column: Column, ids: readonly string[]) =>
+  sql`${column} - ${sql.param([...ids])}::text[]`;
+
+/** The supplier order's columns a step writes (`supplierOrderStepValues` with this dialect's SQL). */
+const stepValues = (progress: SupplierOrderProgress) =>
+  conditions.supplierOrderStepValues(supplierOrders, progress, timestamp, withoutIds);
+
 /**
  * What a record decides on, in one snapshot: the order of a supplier order with its customer and every line
  * (one row per line, in position order), and the supplier order's source. A named prepared statement.
@@ -155,7 +163,7 @@ export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = as
     if (!step.order) {
       const held = await db
         .update(supplierOrders)
-        .set(conditions.supplierOrderStepValues(supplierOrders, progress, timestamp))
+        .set(stepValues(progress))
         .where(conditions.heldSupplierOrder(supplierOrders, progress))
         .returning({ id: supplierOrders.id });
       return held.length === 1 ? step.record : undefined;
@@ -188,7 +196,7 @@ async function writeStep(
   const locked = sql`select ${orders.id} from ${orders} where ${orders.id} = ${read.order.id} and ${orders.version} = ${version} for update`;
   const held = db
     .update(supplierOrders)
-    .set(conditions.supplierOrderStepValues(supplierOrders, progress, timestamp))
+    .set(stepValues(progress))
     .where(and(conditions.heldSupplierOrder(supplierOrders, progress), after('locked')))
     .returning({ id: supplierOrders.id });
   const written = db

@@ -3,7 +3,7 @@
  * is `shared/order-conditions.ts` (`conditions`). Every write is one `BEGIN IMMEDIATE` transaction: SQLite's one writer at
  * a time is the lock the contract promises.
  */
-import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, type Column, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { OrderRecord } from '../../contract/index.js';
 import {
   cancellationChargeReplacing,
@@ -241,6 +241,10 @@ export const claimSupplierOrders: Op<'claimSupplierOrders'> = async (db, owner, 
 /** A time as a `CASE` branch takes it: integer milliseconds, as the column stores them. */
 const timestamp = (date: Date | null) => sql`${sql.param(date, supplierOrders.nextCheckAt)}`;
 
+/** A JSON array of strings without `ids`: its other elements gathered again (`[]` when none is left). */
+const withoutIds = (column: Column, ids: readonly string[]) =>
+  sql`(select json_group_array(kept.value) from json_each(${column}) as kept where kept.value not in (select gone.value from json_each(${JSON.stringify(ids)}) as gone))`;
+
 /**
  * The fenced update first (a lost lease writes nothing), then the order and all its lines read once; the
  * step is applied to them in memory (`supplierOrderStepWrites`), which gives the record returned without
@@ -251,7 +255,7 @@ export const recordSupplierOrderProgress: Op<'recordSupplierOrderProgress'> = as
     (tx) => {
       const held = tx
         .update(supplierOrders)
-        .set(conditions.supplierOrderStepValues(supplierOrders, progress, timestamp))
+        .set(conditions.supplierOrderStepValues(supplierOrders, progress, timestamp, withoutIds))
         .where(conditions.heldSupplierOrder(supplierOrders, progress))
         .returning({ orderId: supplierOrders.orderId, sourceId: supplierOrders.sourceId })
         .get();
@@ -367,10 +371,26 @@ const writeWhileLeased = (
 export const { markSupplierOrderCancelPosting, markSupplierOrderPosting } =
   leasedMarkOperations(writeWhileLeased);
 
-export const hurrySupplierOrders: Op<'hurrySupplierOrders'> = async (db, sourceId, sellerOrderId, now) =>
+/** The charge id added to a JSON array of ids, unless it holds it already (`$[#]`: past the last element). */
+const withChargeId = (chargeId: string) => {
+  const ids = supplierOrders.notifiedChargeIds;
+  return sql`case when exists (select 1 from json_each(${ids}) where value = ${chargeId}) then ${ids} else json_insert(${ids}, '$[#]', ${chargeId}) end`;
+};
+
+export const hurrySupplierOrders: Op<'hurrySupplierOrders'> = async (
+  db,
+  sourceId,
+  sellerOrderId,
+  now,
+  chargeId,
+) =>
   db
     .update(supplierOrders)
-    .set({ nextCheckAt: now, hurriedAt: now })
+    .set({
+      nextCheckAt: now,
+      hurriedAt: now,
+      ...(chargeId === undefined ? {} : { notifiedChargeIds: withChargeId(chargeId) }),
+    })
     .where(conditions.hurriedSupplierOrders(supplierOrders, sourceId, sellerOrderId))
     .run().changes;
 

@@ -1,5 +1,6 @@
 import type { SellerState } from './api.js';
-import { error404, type SellerAnswer } from './errors.js';
+import { error5xx, error404, type SellerAnswer } from './errors.js';
+import type { FailureStatus } from './knobs.js';
 import type { SellerContext } from './lifecycle.js';
 import { type ApiCall, callScope, listAnswer } from './routing.js';
 
@@ -21,12 +22,14 @@ const PRODUCT_FILTERS: Record<string, (find: Json, value: string) => boolean> = 
  * list; filters `status`, `productOfferingId`, `externalId`, `billingAccountId`, `productOrderId`,
  * `geographicalSiteId`; `offset`/`limit`; an empty list when none match, MEF 116 R12) and `GET /product/{id}`
  * (`MEFProduct`, `404` when unknown). The products are those the buyer's completed order items delivered
- * (inventory.ts), scoped by `buyerId` / `sellerId` like every other call.
+ * (inventory.ts), scoped by `buyerId` / `sellerId` like every other call. With `productRead` set (the
+ * `inventory=` knob), `GET /product/{id}` answers that status instead.
  */
 export function answerInventoryCall(
   state: SellerState,
   context: SellerContext,
   call: ApiCall & { api: 'inventory' },
+  options: { productRead: FailureStatus | null; retryAfter: string | null },
 ): SellerAnswer {
   const scope = callScope(context, call.query);
   if ('status' in scope) return scope;
@@ -42,6 +45,8 @@ export function answerInventoryCall(
       PRODUCT_FILTERS,
       call.query,
     );
+  if (options.productRead === 404) return error404(`No product ${id} in the inventory yet.`);
+  if (options.productRead === 503) return error5xx(503, options.retryAfter);
   const product = products.find((candidate) => candidate.id === id);
   return product ? { status: 200, body: product.view() } : error404(`No product ${id}.`);
 }

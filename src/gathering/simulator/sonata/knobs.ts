@@ -83,11 +83,38 @@ export function callKnobs(
   };
 }
 
+/** Statuses a seller may be told to answer a call it otherwise offers with (`charge_list=`, `inventory=`). */
+const failureStatuses = [404, 503] as const;
+/** A status of {@link failureStatuses}. */
+export type FailureStatus = (typeof failureStatuses)[number];
+
+/**
+ * The status knob `name` of a call: null when absent (the call is answered), else one of
+ * {@link failureStatuses}; the message of any other value (answered `400 invalidQuery`).
+ */
+function failureKnob(url: URL, name: string): FailureStatus | null | string {
+  const given = url.searchParams.get(name);
+  if (given === null) return null;
+  const status = failureStatuses.find((each) => String(each) === given);
+  return status ?? `Unknown ${name} knob ${given}: use ${failureStatuses.join(', ')}.`;
+}
+
+/** The values of the `item_charges=` knob. */
+export const itemChargesValues = ['all', 'accepted'] as const;
+/** Which Charges an order item's `charge` references (see {@link orderKnobs}). */
+export type ItemCharges = (typeof itemChargesValues)[number];
+
 /** What the order knobs of a call decide (see {@link orderKnobs}). */
 export interface OrderKnobs {
   outcome: OrderOutcome;
+  /** Under `order=hold-charge`, how many items (the first ones) are held; the others complete. */
+  holdItems: number;
   /** Milliseconds from a Charge's creation to its `responseDueDate`. */
   chargeDueMs: number;
+  /** The status `GET /charge` (the list) answers instead of the list; null: the list. */
+  chargeList: FailureStatus | null;
+  /** Which Charges an item's `charge` shows: `all` of them (default) or the `accepted` ones, as MEF 123 says. */
+  itemCharges: ItemCharges;
   /** How a Cancel Product Order sent with this call is answered. */
   cancel: CancelOutcome;
   /** Milliseconds between the steps of a Cancel Product Order. */
@@ -96,10 +123,14 @@ export interface OrderKnobs {
 
 /**
  * The order knobs of a call (Product Order Management): `order=hold-charge|reject|fail-item` (default: every
- * item completes; order.ts `OrderOutcome`), `charge_due_ms=<ms>`, the time from a Charge's creation to its
- * `responseDueDate` (default three steps), `cancel=accept|decline|charge|reject` (default `accept`; cancel.ts
- * `CancelOutcome`) and `cancel_step_ms=<ms>`, the time between a Cancel Product Order's steps (default one
- * step, `stepMs`).
+ * item completes; order.ts `OrderOutcome`), `hold_items=<n>` (under `hold-charge`, only the first n items
+ * are held; the others complete; default all), `charge_due_ms=<ms>`, the time from a Charge's creation to its
+ * `responseDueDate` (default three steps), `charge_list=404|503` (`GET /charge`, the list, answers that
+ * status — a seller that breaks MEF 123 CR3 — while `GET /charge/{id}`, `PATCH` and the hub still work),
+ * `item_charges=all|accepted` (an item's `charge` references every Charge of the item, the default, or only
+ * its completed Charges with accepted items, as MEF 123 defines `ProductOrderItem.charge`: then an awaited
+ * Charge is found only through the list or a notification), `cancel=accept|decline|charge|reject` (default `accept`; cancel.ts `CancelOutcome`) and
+ * `cancel_step_ms=<ms>`, the time between a Cancel Product Order's steps (default one step, `stepMs`).
  * @returns the knobs, or the message of an unknown value (answered `400 invalidQuery`).
  */
 export function orderKnobs(url: URL, stepMs: number): OrderKnobs | string {
@@ -120,5 +151,34 @@ export function orderKnobs(url: URL, stepMs: number): OrderKnobs | string {
   if (typeof chargeDueMs === 'string') return chargeDueMs;
   const cancelStepMs = milliseconds('cancel_step_ms', stepMs);
   if (typeof cancelStepMs === 'string') return cancelStepMs;
-  return { outcome: outcome as OrderOutcome, chargeDueMs, cancel: cancel as CancelOutcome, cancelStepMs };
+  const holdGiven = url.searchParams.get('hold_items');
+  const holdItems = holdGiven === null ? Number.POSITIVE_INFINITY : Number(holdGiven);
+  if (holdItems !== Number.POSITIVE_INFINITY && !(Number.isInteger(holdItems) && holdItems >= 0)) {
+    return `hold_items must be a whole number of items, not ${holdGiven}.`;
+  }
+  const chargeList = failureKnob(url, 'charge_list');
+  if (typeof chargeList === 'string') return chargeList;
+  const itemCharges = url.searchParams.get('item_charges') ?? 'all';
+  if (!itemChargesValues.includes(itemCharges as ItemCharges)) {
+    return `Unknown item_charges knob ${itemCharges}: use ${itemChargesValues.join(', ')}.`;
+  }
+  return {
+    outcome: outcome as OrderOutcome,
+    holdItems,
+    chargeDueMs,
+    chargeList,
+    itemCharges: itemCharges as ItemCharges,
+    cancel: cancel as CancelOutcome,
+    cancelStepMs,
+  };
+}
+
+/**
+ * The inventory knob of a call (Product Inventory): `inventory=404|503` — `GET /product/{id}` answers that
+ * status (an inventory that lags behind the orders that made its products, or is down) while `GET /product`
+ * and the order APIs still work.
+ * @returns the status to answer with, null to answer normally, or the message of an unknown value.
+ */
+export function inventoryKnob(url: URL): FailureStatus | null | string {
+  return failureKnob(url, 'inventory');
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SellerState } from './api.js';
 import { answerCancelCall, followCancellation } from './cancel-api.js';
-import { error404, error422, error429, type SellerAnswer } from './errors.js';
+import { error5xx, error404, error422, error429, type SellerAnswer } from './errors.js';
 import { deliveredProduct } from './inventory.js';
 import type { OrderKnobs } from './knobs.js';
 import type { SellerContext } from './lifecycle.js';
@@ -42,7 +42,8 @@ const CHARGE_FILTERS: Record<string, (charge: Json, value: string) => boolean> =
  * Answers one authenticated call to a seller's Product Order Management 10.0.0 API: `POST /productOrder`
  * (`createProductOrder`: `400`, `422` or `201`, order.ts), `GET /productOrder` (filters of MEF 123 O9:
  * `state`, `externalId`, `projectId`, `orderDate.gt/lt`, `completionDate.gt/lt`; `offset`/`limit`),
- * `GET /productOrder/{id}`, `GET /charge` (`productOrderId`, `productOrderItemId`, `state`),
+ * `GET /productOrder/{id}`, `GET /charge` (`productOrderId`, `productOrderItemId`, `state`; the status of
+ * `charge_list=` instead when the knob is set),
  * `GET /charge/{id}`, `PATCH /charge/{id}` (the buyer's answer: `200`, `400` for an incomplete answer (R94,
  * R95), `409 conflict` for a Charge already answered or past its `responseDueDate`), `/cancelProductOrder`
  * (cancel-api.ts) and `/hub` (routing.ts). Everything is scoped by `buyerId` / `sellerId` as for POQs and Quotes; a `notify` seller
@@ -107,6 +108,9 @@ export function answerOrderCall(
 
   if (resource === 'charge') {
     if (call.method === 'GET' && id === undefined) {
+      // A seller that breaks MEF 123 CR3: it raises Charges but does not list them (`charge_list=`).
+      if (options.chargeList === 404) return { answer: error404('This seller does not list charges.') };
+      if (options.chargeList === 503) return { answer: error5xx(503, options.retryAfter) };
       const charges = orders().flatMap((order) =>
         [...order.charges.keys()].map((key) => order.chargeView(key)),
       );
@@ -190,6 +194,8 @@ function create(
     sellerId: scope.sellerId,
     now: call.now,
     outcome: options.outcome,
+    holdItems: options.holdItems,
+    itemCharges: options.itemCharges,
     chargeDueMs: options.chargeDueMs,
     quoted: body.data.productOrderItem.map((item) =>
       item.quoteItem ? lookups.quotedItem(item.quoteItem.quoteId, item.quoteItem.id) : null,

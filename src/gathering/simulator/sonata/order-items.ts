@@ -1,3 +1,4 @@
+import type { ChargeRecord } from './charge.js';
 import { type ItemProblem, terminationError } from './errors.js';
 import type { StateChange } from './lifecycle.js';
 import type { ProductOrderCreateItem } from './order-requests.js';
@@ -80,4 +81,15 @@ export function declinedProblem(index: number, reason: string): ItemProblem {
 export function currencyOf(quoted: QuotedItem | null): string {
   const prices = (quoted?.item.quoteItemPrice ?? []) as { price?: { dutyFreeAmount?: { unit?: string } } }[];
   return prices[0]?.price?.dutyFreeAmount?.unit ?? 'EUR';
+}
+
+/**
+ * The ids of an item's completed Charges with accepted items: what MEF 123 `ProductOrderItem.charge` lists
+ * ("all completed Charges containing accepted Charge Items"; the `item_charges=accepted` knob).
+ */
+export function acceptedCharges(item: OrderItem, charges: ReadonlyMap<string, ChargeRecord>): string[] {
+  return item.charges.filter((id) => {
+    const charge = charges.get(id);
+    return charge?.state === 'completed' && charge.items.some((each) => each.state === 'acceptedByBuyer');
+  });
 }

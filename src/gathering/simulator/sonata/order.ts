@@ -10,9 +10,17 @@ import {
   expire,
 } from './charge.js';
 import { error400, type ItemProblem, type SellerAnswer } from './errors.js';
+import type { ItemCharges } from './knobs.js';
 import type { Lifecycle, LifecycleEvent, SellerContext, StateChange } from './lifecycle.js';
 import { later, sellerContact } from './lifecycle.js';
-import { currencyOf, declinedProblem, type OrderItem, orderItemView, termProblem } from './order-items.js';
+import {
+  acceptedCharges,
+  currencyOf,
+  declinedProblem,
+  type OrderItem,
+  orderItemView,
+  termProblem,
+} from './order-items.js';
 import type { ChargeUpdate, ProductOrderCreate, ProductOrderCreateItem } from './order-requests.js';
 import type { QuotedItem } from './order-rules.js';
 
@@ -20,8 +28,8 @@ type Json = Record<string, unknown>;
 
 /**
  * How a simulated seller ends an order (the `order=` knob): `complete` (default) every item; `hold-charge`
- * holds every item on a blocking charge the buyer must answer; `reject` rejects the order after
- * acknowledging it; `fail-item` fails the first item and completes the others.
+ * holds every item (the first `hold_items=`) on a blocking charge the buyer must answer; `reject` rejects the
+ * order after acknowledging it; `fail-item` fails the first item and completes the others.
  */
 export type OrderOutcome = 'complete' | 'hold-charge' | 'reject' | 'fail-item';
 /** Every `order=` knob value. */
@@ -61,6 +69,10 @@ export interface OrderOptions {
   sellerId?: string;
   now: Date;
   outcome: OrderOutcome;
+  /** Under `hold-charge`, how many items (the first ones) are held, the others complete; default all. */
+  holdItems?: number;
+  /** Which Charges an item's `charge` references (knobs.ts `ItemCharges`); default all. */
+  itemCharges?: ItemCharges;
   /** Milliseconds from a Charge's creation to its `responseDueDate`. */
   chargeDueMs: number;
   /** The quote item each order item names, in item order (checked by order-rules.ts). */
@@ -94,8 +106,8 @@ const itemEvent = (item: OrderItem): LifecycleEvent => ({
  *    `terminationError` (R38), the others `rejected.validated`, the order `rejected`; so is every item
  *    under `order=reject`.
  * 2. site survey: each item reaches the `siteSurveyCompleted` milestone. Under `order=hold-charge` the survey
- *    finds construction work: each item gets a blocking Charge (UC 11a, due `chargeDueMs` later) and goes
- *    `held`, the order `held.assessingCharge`.
+ *    finds construction work: each item (the first `holdItems` of them) gets a blocking Charge (UC 11a, due
+ *    `chargeDueMs` later) and goes `held`, the order `held.assessingCharge`.
  * 3. delivery: each `inProgress` item `completed` with `completionDate` and `product.id` (R48, R61) — under
  *    `order=fail-item` the first `failed` with a `terminationError` instead — and the order `completed`,
  *    `partial` (some failed) or `failed` (all failed), with its `completionDate` (R45).
@@ -193,21 +205,21 @@ export function createOrder(
     items.forEach((item, index) => {
       if (item.state !== 'inProgress') return;
       if (!item.surveyed) {
+        const holds = options.outcome === 'hold-charge' && index < (options.holdItems ?? items.length);
         item.surveyed = true;
         item.milestone.push({
           date: at,
           name: SITE_SURVEY_MILESTONE,
-          note:
-            options.outcome === 'hold-charge'
-              ? 'Site survey done: the last-mile connection must be built.'
-              : 'Site survey done: the site can be connected.',
+          note: holds
+            ? 'Site survey done: the last-mile connection must be built.'
+            : 'Site survey done: the site can be connected.',
         });
         events.push({
           eventType: 'productSpecificProductOrderItemMilestoneEvent',
           itemId: item.request.id,
           milestoneName: SITE_SURVEY_MILESTONE,
         });
-        if (options.outcome === 'hold-charge') {
+        if (holds) {
           const charge = constructionCharge(
             { id: options.newId(), orderId: options.id, orderItemId: item.request.id },
             currencyOf(item.quoted),
@@ -286,8 +298,10 @@ export function createOrder(
     chargeHref,
   });
 
+  const shown = (item: OrderItem) =>
+    options.itemCharges === 'accepted' ? { ...item, charges: acceptedCharges(item, charges) } : item;
   const itemView = (item: OrderItem): Json =>
-    orderItemView(item, chargeHref, productHrefs.get(item.request.id));
+    orderItemView(shown(item), chargeHref, productHrefs.get(item.request.id));
 
   const chargeItem = (charge: ChargeRecord) => items.find((item) => item.request.id === charge.orderItemId);
 

@@ -5,7 +5,7 @@ import { answerApiCall, type SellerState } from './api.js';
 import { error5xx, error400, error401, error404, error422, error429, type SellerAnswer } from './errors.js';
 import { Hub } from './hub.js';
 import { answerInventoryCall } from './inventory-api.js';
-import { callKnobs, orderKnobs, quietBehaviour, type SonataSellerBehaviour } from './knobs.js';
+import { callKnobs, inventoryKnob, orderKnobs, quietBehaviour, type SonataSellerBehaviour } from './knobs.js';
 import { type SellerContext, type SonataApi, type SonataSellerMode, sellerModes } from './lifecycle.js';
 import { type ClientCredentials, TokenIssuer } from './oauth.js';
 import { DEFAULT_OFFERING_PREFIX, sonataProductOfferings } from './offerings.js';
@@ -47,6 +47,12 @@ export interface SonataSeller {
    * Quotes `unableToProvide`), `price=none` (priced quote items carry no `quoteItemPrice`);
    * `order=hold-charge` (each order item is held on a blocking construction Charge after its site survey:
    * accepted, the item completes; declined or left past its `responseDueDate`, the item `failed`),
+   * `hold_items=<n>` (with `order=hold-charge`: only the first n items are held, the others complete),
+   * `charge_list=404|503` (`GET /charge`, the list, answers that status — a seller breaking MEF 123 CR3 —
+   * while `GET /charge/{id}`, `PATCH /charge/{id}` and the hub work), `item_charges=accepted` (an item's
+   * `charge` lists only its completed Charges with accepted items, as MEF 123 says; default all of them),
+   * `inventory=404|503` (`GET
+   * /product/{id}` answers that status: an inventory that lags its orders, or is down),
    * `order=reject` (the order `rejected` after its acknowledgement, items `rejected` with a
    * `terminationError`), `order=fail-item` (the first item `failed`, the others completed: the order
    * `partial`, or `failed` when it had one item), `charge_due_ms=<ms>` (a Charge's `responseDueDate` after its
@@ -301,7 +307,18 @@ export async function startSonataSeller(
           ? { answer: error400('invalidQuery', order) }
           : answerOrderCall(state, context, { ...call, api }, { ...order, retryAfter: knobs.retryAfter });
     } else if (api === 'inventory') {
-      answered = { answer: answerInventoryCall(state, context, { ...call, api }) };
+      const productRead = inventoryKnob(requestUrl);
+      answered =
+        typeof productRead === 'string'
+          ? { answer: error400('invalidQuery', productRead) }
+          : {
+              answer: answerInventoryCall(
+                state,
+                context,
+                { ...call, api },
+                { productRead, retryAfter: knobs.retryAfter },
+              ),
+            };
     } else {
       answered = answerApiCall(
         state,
