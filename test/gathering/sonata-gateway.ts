@@ -77,13 +77,27 @@ export function products(offers: SourceOffer[]): string[] {
     .sort();
 }
 
+/**
+ * A REST product as {@link products} writes one: without its id, document type and `source` (which
+ * `sourcesOf` checks).
+ */
 export const comparable = (product: Json) => {
-  const { id: _id, _document_type: _type, ...rest } = product;
+  const { id: _id, _document_type: _type, source: _source, ...rest } = product;
   return JSON.stringify({
     ...rest,
     bandwidth: { download: rest.bandwidth.download, upload: rest.bandwidth.upload },
   });
 };
+
+/** Each product's network with the id, name and type of the source that offered it, sorted. */
+export const sourcesOf = (products: Json[]) =>
+  [
+    ...new Set(
+      products.map((product) =>
+        JSON.stringify([product.network, product.source.id, product.source.name, product.source.type]),
+      ),
+    ),
+  ].sort();
 
 export async function completed(tenant: TestTenant, id: string): Promise<Json> {
   const done = await waitFor(

@@ -22,6 +22,7 @@ import {
   markupPlan,
   products,
   registerSonata,
+  sourcesOf,
 } from './sonata-gateway.js';
 import { catalogueOffers, sellerSettings, sonataProblems, sorted } from './sources/mef-sonata/fixtures.js';
 import {
@@ -104,6 +105,11 @@ describe('mef-sonata sources in one instance', () => {
       ]);
       expect(expected.length).toBe(75);
       expect(request.products.map(comparable).sort()).toEqual(expected);
+      // Each names the Sonata source that offered it (issue 49).
+      expect(sourcesOf(request.products)).toEqual([
+        JSON.stringify(['Eurofiber', eurofiberId, 'Eurofiber via Sonata', 'mef-sonata']),
+        JSON.stringify(['KPN', kpnId, 'KPN via Sonata', 'mef-sonata']),
+      ]);
       // Each product keeps what ordering it takes, from its own seller's POQ and Quote for this request.
       const installPlace = [exampleInstallPlace, coordinateInstallPlace][index] as Json;
       for (const [sourceId, key, network] of [
