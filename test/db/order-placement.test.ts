@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { NewQuoteLine } from '../../src/db/rows.js';
 import type { Store } from '../../src/db/store.js';
 import { countStoredRows, recordStatements, storedRows, testStore } from '../helpers/store.js';
+import { instanceProductLine } from './quote-line-fixtures.js';
 import {
   at,
   dataStatements,
@@ -21,27 +22,9 @@ import {
  * order is placed.
  */
 
-/** An instance product's line to add to a quote (no foreign key: a snapshot). */
-const catalogueLine = (productId: string, name: string): NewQuoteLine => ({
-  kind: 'instance_product',
-  productId,
-  name,
-  sourceId: null,
-  sourceName: null,
-  sourceType: null,
-  purchaseMrcMinor: null,
-  purchaseNrcMinor: null,
-  orderTerms: null,
-  network: null,
-  technologyType: null,
-  connectionType: null,
-  downloadKbps: null,
-  uploadKbps: null,
-  contractTermMonths: null,
-  mrcMinor: 1_500,
-  nrcMinor: 0,
-  currency: 'EUR',
-});
+/** An instance product's line to add to a quote. */
+const catalogueLine = (productId: string, name: string): NewQuoteLine =>
+  instanceProductLine(productId, name, { mrcMinor: 1_500, nrcMinor: 0 });
 
 describe(`placing an order in the ${testStore} store`, () => {
   let store: Store;

@@ -11,6 +11,7 @@ import { closeDatabase, openDatabase, type SqliteDb } from '../../../src/db/sqli
 import * as sqlite from '../../../src/db/sqlite/queries/quotes.js';
 import * as sqliteSchema from '../../../src/db/sqlite/schema/index.js';
 import { createLinguisticDatabase } from '../../helpers/postgres-server.js';
+import { instanceProductLine } from '../quote-line-fixtures.js';
 
 const at = new Date('2026-11-25T10:00:00.000Z');
 const later = new Date('2026-11-26T08:30:00.000Z');
@@ -72,26 +73,8 @@ const listQuoteRows = listedQuoteIds.map((id, index) => {
   };
 });
 
-const line = (productId: string, name = `Product ${productId}`): NewQuoteLine => ({
-  kind: 'instance_product',
-  productId,
-  name,
-  sourceId: null,
-  sourceName: null,
-  sourceType: null,
-  purchaseMrcMinor: null,
-  purchaseNrcMinor: null,
-  orderTerms: null,
-  network: null,
-  technologyType: null,
-  connectionType: null,
-  downloadKbps: null,
-  uploadKbps: null,
-  contractTermMonths: null,
-  mrcMinor: 1000,
-  nrcMinor: 5000,
-  currency: 'EUR',
-});
+const line = (productId: string, name = `Product ${productId}`): NewQuoteLine =>
+  instanceProductLine(productId, name, { mrcMinor: 1000, nrcMinor: 5000 });
 const listLineRows = [line('p2'), line('p1')].map((fields, index) => ({
   ...fields,
   id: `qli_${index}`,

@@ -1,4 +1,5 @@
 import { type CancelOutcome, cancelOutcomes } from './cancel.js';
+import { type ItemCharges, itemChargesValues } from './item-charges.js';
 import { type OrderOutcome, orderOutcomes } from './order.js';
 
 /** How simulated sellers behave unless a call's query string says otherwise. */
@@ -98,11 +99,6 @@ function failureKnob(url: URL, name: string): FailureStatus | null | string {
   const status = failureStatuses.find((each) => String(each) === given);
   return status ?? `Unknown ${name} knob ${given}: use ${failureStatuses.join(', ')}.`;
 }
-
-/** The values of the `item_charges=` knob. */
-export const itemChargesValues = ['all', 'accepted'] as const;
-/** Which Charges an order item's `charge` references (see {@link orderKnobs}). */
-export type ItemCharges = (typeof itemChargesValues)[number];
 
 /** What the order knobs of a call decide (see {@link orderKnobs}). */
 export interface OrderKnobs {

@@ -10,7 +10,7 @@ import {
   expire,
 } from './charge.js';
 import { error400, type ItemProblem, type SellerAnswer } from './errors.js';
-import type { ItemCharges } from './knobs.js';
+import type { ItemCharges } from './item-charges.js';
 import type { Lifecycle, LifecycleEvent, SellerContext, StateChange } from './lifecycle.js';
 import { later, sellerContact } from './lifecycle.js';
 import {
@@ -71,7 +71,7 @@ export interface OrderOptions {
   outcome: OrderOutcome;
   /** Under `hold-charge`, how many items (the first ones) are held, the others complete; default all. */
   holdItems?: number;
-  /** Which Charges an item's `charge` references (knobs.ts `ItemCharges`); default all. */
+  /** Which Charges an item's `charge` references ({@link ItemCharges}); default all. */
   itemCharges?: ItemCharges;
   /** Milliseconds from a Charge's creation to its `responseDueDate`. */
   chargeDueMs: number;
