@@ -202,6 +202,9 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
             };
           }
         }
+        // Read before the mark: between `markPosting` and the POST nothing may wait on the store, or a step
+        // stalled there past its lease could post after another worker took the order over.
+        const instanceCode = view ? null : await options.instanceCode(order.instanceId);
         if (!view && !(await context.markPosting())) {
           return {
             ...unchanged,
@@ -223,7 +226,7 @@ export function createSonataOrderStep(options: SonataStepOptions): SupplierOrder
                 ...(order.contact.number ? { number: order.contact.number } : {}),
               }
             : sonataOrderContact(settings),
-          billingAccountId: sonataBillingAccountId(settings, await options.instanceCode(order.instanceId)),
+          billingAccountId: sonataBillingAccountId(settings, instanceCode ?? ''),
           endCustomerName: claimed.customer.name,
           items: toOrder.flatMap((line) =>
             line.orderTerms?.kind === 'mef-sonata'
