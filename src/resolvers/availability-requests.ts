@@ -25,6 +25,7 @@ import { availabilityRequestBatchSchema, filterProblems, storedFilters } from '.
 import { type FilterValueSets, filterValueSets } from './availability-options.js';
 import { loadersFor } from './loaders.js';
 import { type Pagination, pageInput, pageOffset, pagination } from './pagination.js';
+import { outcomeSource } from './product-sources.js';
 import { parseInput } from './validation.js';
 
 /** Result of a create call: the created requests in input order and a confirmation message. */
@@ -222,7 +223,7 @@ export async function availabilityRequestSourceOutcomes(
 export async function productSource(ctx: Context, product: ProductRow): Promise<ProductSource | null> {
   const outcomes = await availabilityRequestSourceOutcomes(ctx, product.availabilityRequestId);
   const outcome = outcomes.find((each) => each.sourceId === product.sourceId);
-  return outcome ? { id: outcome.sourceId, name: outcome.sourceName, type: outcome.sourceType } : null;
+  return outcome ? outcomeSource(outcome) : null;
 }
 
 /**

@@ -3,19 +3,21 @@ import type {
   CustomerRecord,
   InstanceProductRow,
   ProductRow,
+  ProductSource,
   ProjectRecord,
   QuoteLineRow,
   QuoteRecord,
   ShownAddress,
   SourceOutcome,
 } from '../db/rows.js';
-import type { OrderStatus, SourceType } from '../db/values.js';
+import type { OrderStatus } from '../db/values.js';
 import { toMajorUnits } from '../money.js';
 import type { AuthenticationResult } from '../resolvers/authentication.js';
 import type { AvailabilityOptions } from '../resolvers/availability-options.js';
 import { progressPercentage } from '../resolvers/availability-requests.js';
 import { autoNumber } from '../resolvers/customers.js';
 import type { Pagination } from '../resolvers/pagination.js';
+import { outcomeSource, productSourceOf } from '../resolvers/product-sources.js';
 import { quoteTotals } from '../resolvers/quotes.js';
 
 /**
@@ -69,19 +71,13 @@ export function availabilityRequestDocument({ request, address }: AvailabilityRe
 
 /**
  * An availability-request product (DESIGN.md): kbps, months, sale prices in the currency's major unit, and
- * the source that offered it (issue 49; from the request's source outcomes, `sourcesByIdOf`).
+ * the source that offered it (issue 49; `sources`: the request's source outcomes by source id).
  */
 export function productDocument(product: ProductRow, sources: ReadonlyMap<string, SourceOutcome>) {
-  const source = sources.get(product.sourceId);
+  const outcome = sources.get(product.sourceId);
   return {
     id: product.id,
-    source: source
-      ? sourceDocument({
-          sourceId: source.sourceId,
-          sourceName: source.sourceName,
-          sourceType: source.sourceType,
-        })
-      : null,
+    source: sourceDocument(outcome ? outcomeSource(outcome) : null),
     network: product.network,
     technology_type: product.technologyType,
     connection_type: product.connectionType,
@@ -210,20 +206,15 @@ export function instanceProductDocument(product: InstanceProductRow) {
 }
 
 /**
- * The slim source a product or line names (issue 49): `{ id, name, type }`, never its settings; null for the
- * instance's own products (no source, or no name known).
+ * The slim source a product or line names (issue 49, `productSourceOf`): `{ id, name, type }`, never its
+ * settings; null for the instance's own products.
  */
-export function sourceDocument(line: {
-  sourceId: string | null;
-  sourceName: string | null;
-  sourceType: SourceType | null;
-}) {
-  // `!`: an order record stored in an event before issue 49 has neither name nor type (undefined).
-  if (line.sourceId === null || !line.sourceName || !line.sourceType) return null;
+export function sourceDocument(source: ProductSource | null) {
+  if (!source) return null;
   return {
-    id: line.sourceId,
-    name: line.sourceName,
-    type: line.sourceType,
+    id: source.id,
+    name: source.name,
+    type: source.type,
     _document_type: 'source' as const,
   };
 }
@@ -235,7 +226,7 @@ export function quoteLineDocument(line: QuoteLineRow) {
     kind: line.kind,
     product_id: line.productId,
     name: line.name,
-    source: sourceDocument(line),
+    source: sourceDocument(productSourceOf(line)),
     network: line.network,
     technology_type: line.technologyType,
     connection_type: line.connectionType,

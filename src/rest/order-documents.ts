@@ -5,6 +5,7 @@
 import type { OrderCharge, OrderLineRow, OrderRecord } from '../db/rows.js';
 import { toMajorUnits } from '../money.js';
 import { sellerDateTime } from '../ordering/seller-dates.js';
+import { productSourceOf } from '../resolvers/product-sources.js';
 import { isoTimestamp, sourceDocument } from './documents.js';
 
 const timestampOrNull = (date: Date | null) => (date === null ? null : isoTimestamp(date));
@@ -35,7 +36,7 @@ export function orderLineDocument(line: OrderLineRow) {
     id: line.id,
     quote_line_id: line.quoteLineId,
     name: line.name,
-    source: sourceDocument(line),
+    source: sourceDocument(productSourceOf(line)),
     fulfilment: line.fulfilment,
     status: line.status,
     supplier_status: line.supplierStatus,

@@ -1,5 +1,4 @@
 import type { ProductSource as ProductSourceRow } from '../db/rows.js';
-import type { SourceType } from '../db/values.js';
 import { builder } from './builder.js';
 
 /** A bandwidth pair in kbps. */
@@ -51,14 +50,3 @@ export const ProductSource = builder.objectRef<ProductSourceRow>('ProductSource'
     type: t.exposeString('type', { description: 'catalog, http or mef-sonata.' }),
   }),
 });
-
-/** A row's source as {@link ProductSource}, or null for the instance's own products. */
-export function productSourceOf(row: {
-  sourceId: string | null;
-  sourceName: string | null;
-  sourceType: SourceType | null;
-}): ProductSourceRow | null {
-  // `!`: an order record stored in an event before issue 49 has neither name nor type (undefined).
-  if (row.sourceId === null || !row.sourceName || !row.sourceType) return null;
-  return { id: row.sourceId, name: row.sourceName, type: row.sourceType };
-}

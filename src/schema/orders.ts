@@ -23,8 +23,9 @@ import {
   placeOrder,
   updateManualOrderLine,
 } from '../resolvers/orders.js';
+import { productSourceOf } from '../resolvers/product-sources.js';
 import { builder } from './builder.js';
-import { ProductSource, productSourceOf } from './common.js';
+import { ProductSource } from './common.js';
 import { Customer } from './customers.js';
 import { withoutNulls } from './inputs.js';
 import { Quote } from './quotes.js';

@@ -7,6 +7,7 @@ import {
   createInstanceProduct,
   instanceProducts,
 } from '../resolvers/instance-products.js';
+import { productSourceOf } from '../resolvers/product-sources.js';
 import {
   addQuoteProducts,
   createQuote,
@@ -15,7 +16,7 @@ import {
   quoteTotals,
 } from '../resolvers/quotes.js';
 import { builder } from './builder.js';
-import { Bandwidth, ProductSource, productSourceOf } from './common.js';
+import { Bandwidth, ProductSource } from './common.js';
 import { Customer } from './customers.js';
 import { withoutNulls } from './inputs.js';
 
