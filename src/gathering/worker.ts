@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import type {
-  ChangedRequest,
-  ClaimedTask,
-  CompletedRequest,
-  SourceType,
-  TaskCompletion,
-} from '../db/rows.js';
+import type { ChangedRequest, ClaimedTask, SourceType } from '../db/rows.js';
 import type { Store } from '../db/store.js';
 import { type RecoveredWrite, StoreRecovery } from '../db/store-recovery.js';
 import { isStoreUnavailable } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { eventTraceContext, inStoredTrace } from '../telemetry/trace-context.js';
 import { attemptFailure, retryDelayMs } from './attempt-failure.js';
+import { CompletionBatches } from './completion-batches.js';
 import { offerMatchesFilters } from './filters.js';
 import { salePrices } from './pricing.js';
 import { type SourceAdapter, type SourceAnswer, SourceError } from './sources/types.js';
@@ -55,6 +50,15 @@ export interface GatheringTaskSettled {
 export { retryDelayMs } from './attempt-failure.js';
 
 /**
+ * A claimed task with the lease owner of its claim (`<worker owner>:<claim number>`): every write of the
+ * attempt (its completion, its failure, its give-back) is fenced on it. A lease is a claim's, not the
+ * worker's: after a store outage longer than a lease, this same worker may claim a task again while the
+ * attempt of its earlier claim still waits to write; fenced on the worker alone, that attempt's give-back
+ * would release the new claim and the task would run a third time (issue 48).
+ */
+type LeasedTask = ClaimedTask & { owner: string };
+
+/**
  * The in-process gathering worker pool. It claims durable tasks with a lease, asks each task's source
  * adapter for offers, keeps those inside the request's filters, prices them with the request's price
  * plan (purchase and sale prices are both kept), and stores them with the task's
@@ -69,8 +73,12 @@ export { retryDelayMs } from './attempt-failure.js';
  * of it rejects unhandled.
  */
 export class GatheringWorker {
+  /** The worker's name in its leases: each claim holds them as `<owner>:<claim number>` (see {@link LeasedTask}). */
   readonly owner = `worker_${randomUUID()}`;
-  private readonly inFlight = new Map<number, Promise<void>>();
+  /** Claims made so far: the number in each claim's lease owner. */
+  private claims = 0;
+  /** The attempts under way, by their leased task (one object per claim of a task). */
+  private readonly inFlight = new Map<LeasedTask, Promise<void>>();
   private readonly stopController = new AbortController();
   private timer: NodeJS.Timeout | null = null;
   private started = false;
@@ -79,21 +87,15 @@ export class GatheringWorker {
   private pumpRun: Promise<void> | null = null;
   private pumpAgain = false;
   private pumpScheduled = false;
-  /** Whether a completion batch is being stored (see {@link complete}). */
-  private completing = false;
-  /** Finished tasks waiting for the next completion batch (see {@link complete}). */
-  private readonly completions: {
-    completion: TaskCompletion;
-    task: ClaimedTask;
-    resolve: (change: ChangedRequest | null) => void;
-    reject: (error: unknown) => void;
-  }[] = [];
+  /** Finished tasks' products, stored by group commit. */
+  private readonly completions: CompletionBatches;
 
   /** The pause while the store is down, shared by the claim loop and every running task. */
   private readonly recovery: StoreRecovery;
 
   constructor(private readonly options: GatheringWorkerOptions) {
     this.recovery = new StoreRecovery(options.db, options.logger, 'gathering', this.stopController.signal);
+    this.completions = new CompletionBatches(options.db, (changed) => this.tell(changed));
   }
 
   /** Whether the worker claims tasks: started and not stopped. */
@@ -138,9 +140,12 @@ export class GatheringWorker {
     // A claim may be on its way to the database (PostgreSQL answers asynchronously): let it commit first, so
     // that the tasks it leases are run (and aborted at once) and given back below, not left to expire.
     await this.pumpRun;
+    const owners = new Set([...this.inFlight.keys()].map((task) => task.owner));
     await Promise.allSettled(this.inFlight.values());
     try {
-      const released = await this.options.db.releaseTasks(this.owner, this.options.clock.now());
+      let released = 0;
+      for (const owner of owners)
+        released += await this.options.db.releaseTasks(owner, this.options.clock.now());
       if (released > 0) this.options.logger.info({ released }, 'gathering leases released');
     } catch (error) {
       this.options.logger.warn({ err: error }, 'gathering leases not released; they expire instead');
@@ -157,15 +162,17 @@ export class GatheringWorker {
         const free = this.options.concurrency - this.inFlight.size;
         // Every slot is busy: a finishing task wakes the worker again.
         if (free <= 0) break;
+        this.claims += 1;
+        const owner = `${this.owner}:${this.claims}`;
         const { claimed, changed } = await this.options.db.claimTasks({
-          owner: this.owner,
+          owner,
           now: this.options.clock.now(),
           leaseMs: this.options.leaseMs,
           limit: free,
           maxAttempts: this.options.maxAttempts,
         });
         if (changed.length > 0) this.tell(changed);
-        for (const task of claimed) this.track(task);
+        for (const task of claimed) this.track({ ...task, owner });
         if (claimed.length === free) this.pumpAgain = true;
       } while (this.pumpAgain && !this.stopController.signal.aborted);
       // With free slots, look again when the next queued task is due; when busy, the idle poll is only a
@@ -201,7 +208,7 @@ export class GatheringWorker {
     this.timer.unref();
   }
 
-  private track(task: ClaimedTask): void {
+  private track(task: LeasedTask): void {
     // The task's span continues the trace of the request that queued it (issue 37); without tracing, just the run.
     const run = inStoredTrace(
       task.traceContext,
@@ -215,14 +222,14 @@ export class GatheringWorker {
       },
       () => this.run(task),
     ).finally(() => {
-      this.inFlight.delete(task.taskId);
+      this.inFlight.delete(task);
       this.wake();
     });
-    this.inFlight.set(task.taskId, run);
+    this.inFlight.set(task, run);
   }
 
   /** Runs one attempt; nothing escapes it (it is kept in `inFlight`, and `stop()` waits for it). */
-  private async run(task: ClaimedTask): Promise<void> {
+  private async run(task: LeasedTask): Promise<void> {
     try {
       await this.attempt(task);
     } catch (error) {
@@ -230,7 +237,7 @@ export class GatheringWorker {
     }
   }
 
-  private async attempt(task: ClaimedTask): Promise<void> {
+  private async attempt(task: LeasedTask): Promise<void> {
     const { clock, logger } = this.options;
     // Created only when there is something to log: a child logger per task costs more than the task's SQL.
     const log = () =>
@@ -267,9 +274,9 @@ export class GatheringWorker {
     try {
       // Kept until the store takes it: the supplier answered, and an outage must not cost its answer.
       stored = await this.recovery.retry(() =>
-        this.complete(task, {
+        this.completions.add({
           taskId: task.taskId,
-          owner: this.owner,
+          owner: task.owner,
           now: clock.now(),
           products,
           note: answer.note,
@@ -292,7 +299,7 @@ export class GatheringWorker {
    * attempts remain and the failure is retryable, else failed for good.
    */
   private async failAttempt(
-    task: ClaimedTask,
+    task: LeasedTask,
     error: unknown,
     timedOut: boolean,
     durationMs: number,
@@ -305,7 +312,7 @@ export class GatheringWorker {
       const now = this.options.clock.now();
       return this.options.db.failTaskAttempt({
         taskId: task.taskId,
-        owner: this.owner,
+        owner: task.owner,
         now,
         code: failure.code,
         message: failure.message,
@@ -325,10 +332,10 @@ export class GatheringWorker {
    * here or on another worker — as if it had not started. When its lease was taken over meanwhile, there
    * is nothing to give back.
    */
-  private async interrupted(task: ClaimedTask, error: unknown): Promise<void> {
+  private async interrupted(task: LeasedTask, error: unknown): Promise<void> {
     if (!(await this.recovery.waitUntilBack(error))) return; // stopped: stop() gives every lease back
     const released = await this.recovery.retry(() =>
-      this.options.db.releaseTasks(this.owner, this.options.clock.now(), [task.taskId]),
+      this.options.db.releaseTasks(task.owner, this.options.clock.now(), [task.taskId]),
     );
     if (released.done) {
       this.options.logger.info(
@@ -336,43 +343,6 @@ export class GatheringWorker {
         'gathering attempt interrupted by the store outage; its lease given back',
       );
     }
-  }
-
-  /**
-   * Stores a finished task's products (see `completeTasks`), by group commit: one batch is stored at a time,
-   * and the tasks that finish meanwhile wait and go together into the next, so the busier the store, the
-   * fewer transactions per task (on PostgreSQL a completion batch is one statement whatever its size).
-   * Tasks finishing within one turn of the event loop go into one batch as well.
-   */
-  private complete(task: ClaimedTask, completion: TaskCompletion): Promise<ChangedRequest | null> {
-    return new Promise((resolve, reject) => {
-      this.completions.push({ completion, task, resolve, reject });
-      if (this.completions.length > 1 || this.completing) return;
-      setImmediate(() => this.storeCompletions());
-    });
-  }
-
-  /** Stores the waiting completions as one batch; when it is stored, the next batch if any waits. */
-  private storeCompletions(): void {
-    if (this.completing || this.completions.length === 0) return;
-    const batch = this.completions.splice(0);
-    this.completing = true;
-    this.options.db
-      .completeTasks(batch.map((entry) => entry.completion))
-      .then(
-        (changes) => {
-          const changed = changes.filter((change): change is CompletedRequest => change !== null);
-          if (changed.length > 0) this.tell(changed);
-          for (const [index, entry] of batch.entries()) entry.resolve(changes[index] ?? null);
-        },
-        (error: unknown) => {
-          for (const entry of batch) entry.reject(error);
-        },
-      )
-      .finally(() => {
-        this.completing = false;
-        if (this.completions.length > 0) setImmediate(() => this.storeCompletions());
-      });
   }
 
   /**

@@ -17,6 +17,13 @@ export type SupplierOrderStep = Omit<
   readAt?: Date;
 };
 
+/** A claimed supplier order, when it was claimed (epoch ms) and the lease owner of its claim. */
+interface Claim {
+  claimed: ClaimedSupplierOrder;
+  claimedAt: number;
+  owner: string;
+}
+
 /** What a step may ask of the task while it runs. */
 export interface SupplierOrderStepContext {
   /**
@@ -56,7 +63,11 @@ export interface OrderWorkerOptions {
   logger: Logger;
   /** The step for a claimed supplier order (by its source's type; `mef-sonata` today). */
   step: SupplierOrderStepper;
-  /** Owner name of this worker's leases. */
+  /**
+   * Owner name of this worker's leases. Each claim holds its leases as an owner of its own,
+   * `<owner>:<claim number>` ({@link OrderWorker}), so what a step of an earlier claim writes late is
+   * fenced out once this same worker claimed the supplier order again.
+   */
   owner: string;
   /** How long a claim holds a supplier order (ms); a step longer than that is discarded. */
   leaseMs: number;
@@ -81,6 +92,13 @@ export interface OrderWorkerOptions {
  * a process killed mid-step leaves a lease that expires, and the next claim — here or in another process —
  * takes the supplier order again (the step then looks the seller order up by its `externalId` before it
  * posts, so each is created once).
+ *
+ * Every claim holds its leases as an owner of its own (`<owner>:<claim number>`), and every write of a step
+ * — its marks, its record, its give-back — is fenced on that claim's owner. A lease is a claim's, not the
+ * process's: after a store outage longer than a lease, this same worker may claim a supplier order again
+ * while a step of the earlier claim still waits to give it back; fenced on the process alone, that late
+ * give-back would release the new claim, a third claim would follow, and two steps would post the same
+ * order (issue 48).
  */
 export class OrderWorker {
   private readonly stopController = new AbortController();
@@ -88,7 +106,9 @@ export class OrderWorker {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly recording = new Set<Promise<void>>();
   /** Claimed supplier orders waiting for a slot (at most `claimAhead` beyond the free slots), in claim order. */
-  private readonly held: { claimed: ClaimedSupplierOrder; claimedAt: number }[] = [];
+  private readonly held: Claim[] = [];
+  /** Claims made so far: the number in each claim's lease owner. */
+  private claims = 0;
   private timer: NodeJS.Timeout | null = null;
   /** Wake-ups for steps due sooner than the idle poll (a retry's back-off, a poll), by their time. */
   private readonly soon = new Map<number, NodeJS.Timeout>();
@@ -191,7 +211,7 @@ export class OrderWorker {
     for (const timer of this.soon.values()) clearTimeout(timer);
     this.soon.clear();
     await this.running;
-    for (const { claimed } of this.held.splice(0)) this.release(claimed);
+    for (const claim of this.held.splice(0)) this.release(claim);
     await Promise.all([...this.inFlight]);
     await Promise.all([...this.recording]);
   }
@@ -210,16 +230,16 @@ export class OrderWorker {
     const stale = this.options.clock.now().getTime() - this.options.leaseMs / 2;
     while (this.held[0] && this.held[0].claimedAt <= stale) {
       const next = this.held.shift();
-      if (next) this.release(next.claimed);
+      if (next) this.release(next);
     }
     while (this.held.length > 0 && this.freeSlots() > 0 && !this.stopController.signal.aborted) {
       const next = this.held.shift();
-      if (next) this.startStep(next.claimed, next.claimedAt);
+      if (next) this.startStep(next);
     }
   }
 
-  private startStep(claimed: ClaimedSupplierOrder, claimedAt: number): void {
-    const run = this.run(claimed, claimedAt).finally(() => {
+  private startStep(claim: Claim): void {
+    const run = this.run(claim).finally(() => {
       this.inFlight.delete(run);
       this.slotFreed();
     });
@@ -238,9 +258,11 @@ export class OrderWorker {
     const wanted = this.freeSlots() + options.claimAhead - this.held.length;
     if (wanted <= 0) return;
     const claimedAt = options.clock.now();
+    this.claims += 1;
+    const owner = `${options.owner}:${this.claims}`;
     let claimed: ClaimedSupplierOrder[];
     try {
-      claimed = await options.db.claimSupplierOrders(options.owner, claimedAt, options.leaseMs, wanted);
+      claimed = await options.db.claimSupplierOrders(owner, claimedAt, options.leaseMs, wanted);
     } catch (error) {
       if (!isStoreUnavailable(error)) options.logger.warn({ err: error }, 'claiming supplier orders failed');
       // The store is down: claim again as soon as it answers (its idle poll is the worker's safety net).
@@ -248,11 +270,11 @@ export class OrderWorker {
       return;
     }
     this.backlog = claimed.length >= wanted;
-    for (const one of claimed) this.held.push({ claimed: one, claimedAt: claimedAt.getTime() });
+    for (const one of claimed) this.held.push({ claimed: one, claimedAt: claimedAt.getTime(), owner });
     // Slots freed during the claim take their steps now; the rest wait, leased, for the next free slot.
     this.startHeld();
     if (this.stopController.signal.aborted) {
-      for (const { claimed: one } of this.held.splice(0)) this.release(one);
+      for (const claim of this.held.splice(0)) this.release(claim);
     }
   }
 
@@ -260,11 +282,12 @@ export class OrderWorker {
    * Gives a held supplier order back unchanged (fenced on the lease, as a step's record is): its lease
    * released and due at once, its status, seller state and error kept.
    */
-  private release(claimed: ClaimedSupplierOrder): void {
+  private release(claim: Claim): void {
+    const { claimed } = claim;
     const { supplierOrder } = claimed;
     const log = this.options.logger.child({ supplierOrderId: supplierOrder.id, orderId: claimed.order.id });
     const released = this.record(
-      claimed,
+      claim,
       {
         status: supplierOrder.status,
         sellerOrderId: supplierOrder.sellerOrderId,
@@ -284,8 +307,9 @@ export class OrderWorker {
     this.recording.add(released);
   }
 
-  private async run(claimed: ClaimedSupplierOrder, claimedAt: number): Promise<void> {
+  private async run(claim: Claim): Promise<void> {
     const { options } = this;
+    const { claimed, claimedAt, owner } = claim;
     const log = options.logger.child({
       supplierOrderId: claimed.supplierOrder.id,
       orderId: claimed.order.id,
@@ -301,20 +325,16 @@ export class OrderWorker {
     try {
       step = await options.step(claimed, signal, {
         markPosting: () =>
-          options.db.markSupplierOrderPosting(claimed.supplierOrder.id, options.owner, options.clock.now()),
+          options.db.markSupplierOrderPosting(claimed.supplierOrder.id, owner, options.clock.now()),
         markCancelPosting: () =>
-          options.db.markSupplierOrderCancelPosting(
-            claimed.supplierOrder.id,
-            options.owner,
-            options.clock.now(),
-          ),
+          options.db.markSupplierOrderCancelPosting(claimed.supplierOrder.id, owner, options.clock.now()),
       });
     } catch (error) {
       // The store failed under the step (say, marking a placement as about to be sent, so nothing was): no
       // seller's failure. Given back unchanged once the store answers, for the next claim, whose step looks
       // the seller order up by its externalId before it posts.
       if (isStoreUnavailable(error)) {
-        if (await this.recovery.waitUntilBack(error)) this.release(claimed);
+        if (await this.recovery.waitUntilBack(error)) this.release(claim);
         return;
       }
       log.warn({ err: error }, 'supplier order step failed unexpectedly');
@@ -331,23 +351,24 @@ export class OrderWorker {
     }
     // Recorded outside the step's slot: a slot is for the seller's work, and a record waiting for the
     // store (a pooled connection, the order's row) would keep the next step from starting.
-    const recorded = this.record(claimed, step, log).finally(() => {
+    const recorded = this.record(claim, step, log).finally(() => {
       this.recording.delete(recorded);
       this.slotFreed();
     });
     this.recording.add(recorded);
   }
 
-  /** Records a step's outcome (fenced on the lease), then wakes whoever its news concerns. */
-  private async record(claimed: ClaimedSupplierOrder, step: SupplierOrderStep, log: Logger): Promise<void> {
+  /** Records a step's outcome (fenced on its claim's lease), then wakes whoever its news concerns. */
+  private async record(claim: Claim, step: SupplierOrderStep, log: Logger): Promise<void> {
     const { options } = this;
+    const { claimed, owner } = claim;
     try {
       // Kept until the store takes it (fenced on the lease: after a take-over it writes nothing).
       const recorded = await this.recovery.retry(() =>
         options.db.recordSupplierOrderProgress({
           ...step,
           supplierOrderId: claimed.supplierOrder.id,
-          owner: options.owner,
+          owner,
           readAt: step.readAt ?? claimed.supplierOrder.updatedAt,
           now: options.clock.now(),
         }),

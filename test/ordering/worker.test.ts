@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ClaimedSupplierOrder, SupplierOrderRow } from '../../src/db/rows.js';
 import type { Store } from '../../src/db/store.js';
+import { DependencyUnavailableError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
 import { OrderWorker, type SupplierOrderStep } from '../../src/ordering/worker.js';
 import {
@@ -13,7 +14,8 @@ import { storedRows, testStore } from '../helpers/store.js';
 /*
  * The order worker's claiming ahead (`claimAhead`), on this project's store: it claims the free slots and
  * a few more, starts a held supplier order the moment a slot frees (not after the next claim), and gives
- * what it holds back, unchanged and due at once, when it stops.
+ * what it holds back, unchanged and due at once, when it stops. And its leases are each claim's own: a
+ * late give-back of an earlier claim leaves a later claim of the same worker alone (issue 48).
  */
 
 const LEASE_MS = 30_000;
@@ -214,6 +216,79 @@ describe(`the order worker claiming ahead, in the ${testStore} store`, () => {
     worker.wake();
     await vi.waitFor(() => expect(started).toHaveLength(5));
     expect(claims).toEqual([5, 5]);
+    await worker.stop();
+  });
+
+  it('when a step the store outage interrupted gives its supplier order back after its own worker claimed it again, then the late give-back is fenced out and the order is stepped once at a time', async () => {
+    await placeOrder(store, world, 'Bakker', [world.sources.one]);
+    const [row] = (await storedRows(store, 'supplierOrders')) as SupplierOrderRow[];
+    const id = row?.id as string;
+    let now = Date.now();
+    let storeUp = true;
+    const owners: string[] = [];
+    const started: string[] = [];
+    const giveBack = gate();
+    let givenBack: boolean | null = null;
+    let claimsBeforeGiveBack = 0;
+    const worker = new OrderWorker({
+      db: {
+        claimSupplierOrders: async (owner, at, leaseMs, limit) => {
+          if (!storeUp) throw new DependencyUnavailableError('store');
+          owners.push(owner);
+          return store.claimSupplierOrders(owner, at, leaseMs, limit);
+        },
+        recordSupplierOrderProgress: async (progress) => {
+          // The first claim's give-back waits until the worker claimed the supplier order again.
+          if (progress.owner !== owners[0]) return store.recordSupplierOrderProgress(progress);
+          await giveBack.opened;
+          claimsBeforeGiveBack = owners.length;
+          const record = await store.recordSupplierOrderProgress(progress);
+          givenBack = record !== undefined;
+          return record;
+        },
+        markSupplierOrderPosting: async () => {
+          // The store goes down as the first step marks its placement.
+          storeUp = false;
+          throw new DependencyUnavailableError('store');
+        },
+        markSupplierOrderCancelPosting: (...args) => store.markSupplierOrderCancelPosting(...args),
+        ping: async () => storeUp,
+      },
+      clock: { now: () => new Date(now) },
+      logger: createLogger('silent'),
+      owner: 'worker-late',
+      leaseMs: LEASE_MS,
+      concurrency: 2,
+      claimAhead: 0,
+      idlePollMs: 3_600_000,
+      onChanges: () => {},
+      step: async (claimed, signal, context) => {
+        started.push(claimed.supplierOrder.id);
+        if (started.length === 1) await context.markPosting();
+        return new Promise<SupplierOrderStep>((resolve) => {
+          signal.addEventListener('abort', () => resolve(quiet(claimed)));
+        });
+      },
+    });
+    worker.start();
+    await vi.waitFor(() => expect([started, storeUp]).toEqual([[id], false]));
+    // During the outage the worker looks for due supplier orders (and waits for the store), and the first
+    // claim's lease runs out.
+    worker.wake();
+    now += LEASE_MS + 1_000;
+    storeUp = true;
+    // Back: the same worker claims the supplier order again and steps it, while the first claim's
+    // give-back still waits.
+    await vi.waitFor(() => expect(started).toEqual([id, id]));
+    expect(owners).toEqual(['worker-late:1', 'worker-late:2']);
+    giveBack.open();
+    await vi.waitFor(() => expect(givenBack).toBe(false));
+    // The give-back asks for a claim, which finds nothing due: the second claim still holds the order.
+    await vi.waitFor(() => expect(owners.length).toBeGreaterThan(claimsBeforeGiveBack));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(started).toEqual([id, id]);
+    const [held] = (await storedRows(store, 'supplierOrders', { id })) as SupplierOrderRow[];
+    expect([held?.leaseOwner, held?.leaseExpiresAt?.getTime()]).toEqual(['worker-late:2', now + LEASE_MS]);
     await worker.stop();
   });
 });
