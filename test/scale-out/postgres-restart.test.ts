@@ -112,8 +112,8 @@ describe.skipIf(onlyInSqliteProject)(
 
     async function outage(run: number, outageMs: number): Promise<void> {
       const [first, second] = apis as [GatewayApi, GatewayApi];
-      // The order's quotes first (their own gathering), then the order, then the 100 requests on the first
-      // instance, watched from the second.
+      // The order's quotes first (their own gathering), then the 100 requests on the first instance,
+      // watched from the second, then the order.
       const [quoteId] = await sonataQuotes(first, 1);
       const subscriber: UpdatesSubscriber = graphqlWsSubscriber(
         (instances[1] as GatewayProcess).url,
@@ -130,7 +130,6 @@ describe.skipIf(onlyInSqliteProject)(
       });
       opened.push(sse);
       await sse.opened;
-      const order = await placeOrder(first, quoteId as string);
       const created = await first.request('POST', '/availability-requests', addresses(run));
       expect(created.status).toBe(201);
       const ids: string[] = created.body.data.map((entry: { id: string }) => entry.id);
@@ -146,6 +145,9 @@ describe.skipIf(onlyInSqliteProject)(
         30_000,
       );
 
+      // Placed right before the server stops: the order worker claims it, marks it posting, sends it to the
+      // seller and records the answer around the outage.
+      const order = await placeOrder(first, quoteId as string);
       await postgres.crash?.();
       const during = await Promise.all(
         instances.map(async (instance) => {
