@@ -58,8 +58,11 @@ interface HttpScenarioSpec {
   subjectLabel: string;
   /** The measured side: the gateway, or the stock Yoga hello-world for the reference scenario. */
   subject: 'gateway' | 'yoga';
-  /** The baseline server: the raw ceiling (default), or the old-style one that counts list totals. */
-  baseline?: 'raw' | 'scan';
+  /**
+   * The baseline server: the raw ceiling (default), the old-style one that counts list totals, or the
+   * gateway itself (a GraphQL load against the gateway's own REST load).
+   */
+  baseline?: 'raw' | 'scan' | 'gateway';
   connections?: number;
   prepare(servers: RunningServers, subject: ServerProcess, baseline: ServerProcess): Promise<PreparedLoads>;
 }
@@ -95,6 +98,36 @@ async function prepareRestList(
   strictEqual(gatewayCustomers.status, 200, `gateway customers answered ${gatewayCustomers.status}`);
   assertSameText('unfiltered customer list', gatewayCustomers.text, rawCustomers.text);
   return { baseline: listLoad(servers), subject: listLoad(servers) };
+}
+
+/**
+ * Checks that the gateway's GraphQL list answers what the raw ceiling's REST page holds, and loads the
+ * REST page (on the baseline server) against the GraphQL list (on the gateway).
+ */
+async function prepareGraphqlList(servers: RunningServers): Promise<PreparedLoads> {
+  const body = JSON.stringify({ query: graphqlListQuery });
+  const headers = { ...auth(servers), 'content-type': 'application/json' };
+  const [gateway, raw] = await Promise.all([
+    fetchText(`${servers.gateway.url}/graphql`, { method: 'POST', headers, body }),
+    fetchText(`${servers.raw.url}${listPath}`),
+  ]);
+  strictEqual(
+    gateway.status,
+    200,
+    `gateway GraphQL answered ${gateway.status}: ${gateway.text.slice(0, 500)}`,
+  );
+  assertGraphqlMatchesRest(gateway.text, raw.text);
+  const expected = gateway.text;
+  return {
+    baseline: listLoad(servers),
+    subject: {
+      method: 'POST',
+      path: '/graphql',
+      headers: auth(servers),
+      bodies: [body],
+      verifyBody: (b) => b === expected,
+    },
+  };
 }
 
 /**
@@ -198,31 +231,18 @@ const specs: HttpScenarioSpec[] = [
     baselineLabel: 'raw node:http + better-sqlite3 (REST page)',
     subjectLabel: 'gateway GraphQL',
     subject: 'gateway',
-    prepare: async (servers) => {
-      const body = JSON.stringify({ query: graphqlListQuery });
-      const headers = { ...auth(servers), 'content-type': 'application/json' };
-      const [gateway, raw] = await Promise.all([
-        fetchText(`${servers.gateway.url}/graphql`, { method: 'POST', headers, body }),
-        fetchText(`${servers.raw.url}${listPath}`),
-      ]);
-      strictEqual(
-        gateway.status,
-        200,
-        `gateway GraphQL answered ${gateway.status}: ${gateway.text.slice(0, 500)}`,
-      );
-      assertGraphqlMatchesRest(gateway.text, raw.text);
-      const expected = gateway.text;
-      return {
-        baseline: listLoad(servers),
-        subject: {
-          method: 'POST',
-          path: '/graphql',
-          headers: auth(servers),
-          bodies: [body],
-          verifyBody: (b) => b === expected,
-        },
-      };
-    },
+    prepare: prepareGraphqlList,
+  },
+  {
+    id: 'graphql-list-vs-rest',
+    title: 'GraphQL availabilityRequests(first: 25) against the same page from the gateway’s own REST list',
+    target: 'gateway GraphQL ≥ 0.8 × gateway REST (throughput ratio, issue 50)',
+    goals: [{ metric: 'throughputRatio', atLeast: 0.8 }],
+    baselineLabel: 'gateway REST (the same page)',
+    subjectLabel: 'gateway GraphQL',
+    subject: 'gateway',
+    baseline: 'gateway',
+    prepare: prepareGraphqlList,
   },
   {
     id: 'yoga-hello',
@@ -287,7 +307,7 @@ const specs: HttpScenarioSpec[] = [
  * rest-create-100): the same loads and checks, id prefixed `pg-`, against the raw node-postgres ceiling.
  */
 function postgresSpecs(): HttpScenarioSpec[] {
-  const ids = ['rest-list', 'graphql-list', 'customers-filter', 'rest-create-100'];
+  const ids = ['rest-list', 'graphql-list', 'graphql-list-vs-rest', 'customers-filter', 'rest-create-100'];
   return specs
     .filter((spec) => ids.includes(spec.id))
     .map((spec) => ({
@@ -307,7 +327,12 @@ async function runSpec(
 ): Promise<Measurement[]> {
   const servers = await pool.servers(context);
   const subject = spec.subject === 'yoga' ? await pool.yogaServer() : servers.gateway;
-  const baseline = spec.baseline === 'scan' ? await pool.scanCeiling(context) : servers.raw;
+  const baseline =
+    spec.baseline === 'scan'
+      ? await pool.scanCeiling(context)
+      : spec.baseline === 'gateway'
+        ? servers.gateway
+        : servers.raw;
   const loads = await spec.prepare(servers, subject, baseline);
   const connections = spec.connections ?? context.connections;
   const warmUp = { durationSeconds: context.quick ? 1 : 3, connections };
@@ -358,8 +383,9 @@ async function runSpec(
 
 /**
  * The HTTP scenarios of one store, in run order — on SQLite `rest-list`, `rest-list-scan-ceiling`,
- * `graphql-list`, `yoga-hello`, `customers-filter`, `rest-create-10`, `rest-create-100`; on PostgreSQL
- * `pg-rest-list`, `pg-graphql-list`, `pg-customers-filter`, `pg-rest-create-100`. They share one gateway and
+ * `graphql-list`, `graphql-list-vs-rest`, `yoga-hello`, `customers-filter`, `rest-create-10`,
+ * `rest-create-100`; on PostgreSQL `pg-rest-list`, `pg-graphql-list`, `pg-graphql-list-vs-rest`,
+ * `pg-customers-filter`, `pg-rest-create-100`. They share one gateway and
  * one raw ceiling (group `http-<store>`); on SQLite also, started on first use, one old-style raw ceiling
  * (for `rest-list-scan-ceiling`) and one stock Yoga (for `yoga-hello`). Each scenario's `dispose()` stops the
  * shared servers; the harness calls it when the run leaves the group and after the last scenario.

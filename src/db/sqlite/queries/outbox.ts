@@ -8,6 +8,7 @@ import { EVENT_RELAY_LEASE, outboxEventsOf, relayLeaseClaim } from '../../shared
 import { boundLimit } from '../bound-limit.js';
 import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
+import { prepareTableRows } from '../prepared-rows.js';
 import { outboxEvents, relayLeases } from '../schema/index.js';
 
 /** An upsert that takes the row only from no holder, an expired one, or the same owner. */
@@ -28,17 +29,31 @@ export const releaseEventRelay: Op<'releaseEventRelay'> = async (db, owner) => {
     .run();
 };
 
+const eventRow = { event: outboxEvents };
+
+/**
+ * The relay's read, once per round: rows mapped by `prepareTableRows` — drizzle's own mapping of a batch of
+ * 500 events (its class checks per value) was a third of a relay round's time (`npm run bench`,
+ * rest-create-100, issue 50).
+ */
 const oldestEvents = preparedQuery((db) =>
-  db
-    .select()
-    .from(outboxEvents)
-    .orderBy(asc(outboxEvents.id))
-    .limit(boundLimit(sql.placeholder('limit')))
-    .prepare(),
+  prepareTableRows(
+    db,
+    eventRow,
+    db
+      .select(eventRow)
+      .from(outboxEvents)
+      .orderBy(asc(outboxEvents.id))
+      .limit(boundLimit(sql.placeholder('limit'))),
+  ),
 );
 
 export const listOutboxEvents: Op<'listOutboxEvents'> = async (db, limit) =>
-  outboxEventsOf(oldestEvents(db).all({ limit }));
+  outboxEventsOf(
+    oldestEvents(db)
+      .all({ limit })
+      .map((row) => row.event),
+  );
 
 const eventsDelete = preparedQuery((db) =>
   db.$client.prepare<[string]>('delete from outbox_events where id in (select value from json_each(?))'),
