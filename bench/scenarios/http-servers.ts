@@ -1,4 +1,7 @@
 import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type ServerProcess, startServer, whilePaused } from '../lib/process.js';
 import { copyDataset } from '../lib/seed.js';
 import type { BenchContext, DatasetInstance } from '../lib/types.js';
@@ -54,6 +57,7 @@ const rawCeilingScript: Record<BenchStore, string> = {
 export class HttpServers {
   private running: Promise<RunningServers> | null = null;
   private yoga: Promise<ServerProcess> | null = null;
+  private yogaList: Promise<ServerProcess> | null = null;
   private scan: Promise<ServerProcess> | null = null;
   private readonly cleanups: (() => Promise<void> | void)[] = [];
   private readonly warmed = new Set<string>();
@@ -95,6 +99,26 @@ export class HttpServers {
       readyPath: '/graphql?query=%7Bhello%7D',
     }).then((server) => this.track(server));
     return this.yoga;
+  }
+
+  /**
+   * The stock Yoga with graphql-jit answering the GraphQL list from memory (`bench/baselines/yoga-list.ts`),
+   * started on first use with `page`, the gateway's GraphQL answer to the list query.
+   */
+  yogaListServer(page: string): Promise<ServerProcess> {
+    this.yogaList ??= (async () => {
+      const directory = mkdtempSync(join(tmpdir(), 'bench-yoga-list-'));
+      this.cleanups.push(() => rmSync(directory, { recursive: true, force: true }));
+      const file = join(directory, 'page.json');
+      writeFileSync(file, page);
+      const server = await startServer({
+        script: 'bench/baselines/yoga-list.ts',
+        env: { BENCH_YOGA_PAGE: file },
+        readyPath: '/graphql?query=%7B__typename%7D',
+      });
+      return this.track(server);
+    })();
+    return this.yogaList;
   }
 
   /**

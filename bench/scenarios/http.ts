@@ -56,8 +56,11 @@ interface HttpScenarioSpec {
   goals?: Goal[];
   baselineLabel: string;
   subjectLabel: string;
-  /** The measured side: the gateway, or the stock Yoga hello-world for the reference scenario. */
-  subject: 'gateway' | 'yoga';
+  /**
+   * The measured side: the gateway, or for the reference scenarios the stock Yoga hello-world (`yoga`) or
+   * the stock Yoga answering the GraphQL list from memory (`yoga-list`).
+   */
+  subject: 'gateway' | 'yoga' | 'yoga-list';
   /**
    * The baseline server: the raw ceiling (default), the old-style one that counts list totals, or the
    * gateway itself (a GraphQL load against the gateway's own REST load).
@@ -128,6 +131,17 @@ async function prepareGraphqlList(servers: RunningServers): Promise<PreparedLoad
       verifyBody: (b) => b === expected,
     },
   };
+}
+
+/** The gateway's GraphQL answer to {@link graphqlListQuery}, as text. */
+async function gatewayGraphqlPage(servers: RunningServers): Promise<string> {
+  const answer = await fetchText(`${servers.gateway.url}/graphql`, {
+    method: 'POST',
+    headers: { ...auth(servers), 'content-type': 'application/json' },
+    body: JSON.stringify({ query: graphqlListQuery }),
+  });
+  strictEqual(answer.status, 200, `gateway GraphQL answered ${answer.status}: ${answer.text.slice(0, 500)}`);
+  return answer.text;
 }
 
 /**
@@ -245,6 +259,37 @@ const specs: HttpScenarioSpec[] = [
     prepare: prepareGraphqlList,
   },
   {
+    id: 'graphql-list-yoga-floor',
+    title:
+      'reference: a stock Yoga with graphql-jit answering the graphql-list page from memory, against the gateway’s REST list',
+    target: 'none (reference: the most a GraphQL list over Yoga reaches against the gateway’s REST list)',
+    baselineLabel: 'gateway REST (the same page)',
+    subjectLabel: 'stock Yoga + graphql-jit, page in memory',
+    subject: 'yoga-list',
+    baseline: 'gateway',
+    prepare: async (servers, subject) => {
+      const body = JSON.stringify({ query: graphqlListQuery });
+      const [gateway, floor] = await Promise.all([
+        fetchText(`${servers.gateway.url}/graphql`, {
+          method: 'POST',
+          headers: { ...auth(servers), 'content-type': 'application/json' },
+          body,
+        }),
+        fetchText(`${subject.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        }),
+      ]);
+      strictEqual(floor.status, 200, `stock Yoga answered ${floor.status}: ${floor.text.slice(0, 500)}`);
+      assertSameText('GraphQL list page', floor.text, gateway.text);
+      return {
+        baseline: listLoad(servers),
+        subject: { method: 'POST', path: '/graphql', bodies: [body], verifyBody: (b) => b === gateway.text },
+      };
+    },
+  },
+  {
     id: 'yoga-hello',
     title: 'reference: stock graphql-yoga `{ hello }` against the raw REST list ceiling (Yoga’s floor)',
     target: 'none (reference: what a stock Yoga costs before any work)',
@@ -326,7 +371,12 @@ async function runSpec(
   context: BenchContext,
 ): Promise<Measurement[]> {
   const servers = await pool.servers(context);
-  const subject = spec.subject === 'yoga' ? await pool.yogaServer() : servers.gateway;
+  const subject =
+    spec.subject === 'yoga'
+      ? await pool.yogaServer()
+      : spec.subject === 'yoga-list'
+        ? await pool.yogaListServer(await gatewayGraphqlPage(servers))
+        : servers.gateway;
   const baseline =
     spec.baseline === 'scan'
       ? await pool.scanCeiling(context)
