@@ -140,12 +140,10 @@ export class GatheringWorker {
     // A claim may be on its way to the database (PostgreSQL answers asynchronously): let it commit first, so
     // that the tasks it leases are run (and aborted at once) and given back below, not left to expire.
     await this.pumpRun;
-    const owners = new Set([...this.inFlight.keys()].map((task) => task.owner));
     await Promise.allSettled(this.inFlight.values());
     try {
-      let released = 0;
-      for (const owner of owners)
-        released += await this.options.db.releaseTasks(owner, this.options.clock.now());
+      // Every claim's leases at once: an attempt the stop aborted returned without giving its lease back.
+      const released = await this.options.db.releaseTasks(this.owner, this.options.clock.now());
       if (released > 0) this.options.logger.info({ released }, 'gathering leases released');
     } catch (error) {
       this.options.logger.warn({ err: error }, 'gathering leases not released; they expire instead');

@@ -12,12 +12,12 @@ import { storedRows } from '../helpers/store.js';
  * The gathering worker's leases are each claim's own (issue 48): an attempt the store's outage interrupted
  * gives its task back once the store answers; when the same worker claimed that task again meanwhile (its
  * lease ran out during the outage), the late give-back must leave the new claim alone, or the task would be
- * queued and run a third time beside the second.
+ * queued and run a third time beside the second. A graceful stop gives back every claim's leases.
  */
 
 const LEASE_MS = 10_000;
 
-describe('the gathering worker after a store outage longer than a lease', () => {
+describe('the gathering worker’s leases, one owner per claim', () => {
   let services: Services;
   let removeDatabase: () => void;
   let worker: GatheringWorker | null = null;
@@ -114,5 +114,59 @@ describe('the gathering worker after a store outage longer than a lease', () => 
     expect(colt.map((task) => [task.attempts, task.leaseExpiries])).toEqual([[1, 1]]);
     expect(owners.indexOf(colt[0]?.leaseOwner as string)).toBeGreaterThan(0);
     expect(owners.every((owner) => owner.startsWith(`${worker?.owner}:`))).toBe(true);
+  });
+
+  it('when the worker stops with attempts of two claims under way, then it gives back the leases of both, the attempts not counted', async () => {
+    const first = await requestAtExampleAddress(services, 'LSA');
+    const calls: string[] = [];
+    worker = new GatheringWorker({
+      db: services.db,
+      logger: services.logger,
+      clock: services.clock,
+      adapters: new Map([
+        [
+          'catalog',
+          {
+            type: 'catalog',
+            // Every attempt runs until the worker stops.
+            async fetchOffers(query) {
+              calls.push(query.request.id);
+              return new Promise((_, reject) => {
+                query.signal.addEventListener('abort', () => reject(query.signal.reason));
+              });
+            },
+          },
+        ],
+      ]),
+      concurrency: 8,
+      leaseMs: LEASE_MS,
+      maxAttempts: 3,
+      onChanges: () => {},
+      idlePollMs: 3_600_000,
+    });
+    worker.start();
+    await vi.waitFor(() => expect(calls).toHaveLength(7));
+    // A second request: its first task takes the one free slot, in a claim of its own.
+    const second = await requestAtExampleAddress(services, 'LSB');
+    worker.wake();
+    await vi.waitFor(() => expect(calls).toHaveLength(8));
+    const running = (await storedRows(services.db, 'gatheringTasks', { status: 'running' })) as {
+      leaseOwner: string;
+    }[];
+    expect(new Set(running.map((task) => task.leaseOwner)).size).toBe(2);
+
+    await worker.stop();
+    worker = null;
+    const tasks = (await storedRows(services.db, 'gatheringTasks')) as {
+      availabilityRequestId: string;
+      status: string;
+      attempts: number;
+      leaseOwner: string | null;
+    }[];
+    expect(tasks.filter((task) => task.availabilityRequestId === first.id)).toHaveLength(7);
+    expect(tasks.filter((task) => task.availabilityRequestId === second.id)).toHaveLength(7);
+    expect(new Set(tasks.map((task) => `${task.status} ${task.attempts} ${task.leaseOwner}`))).toEqual(
+      new Set(['queued 0 null']),
+    );
   });
 });

@@ -164,9 +164,10 @@ export interface GatheringOperations {
    */
   failTaskAttempt: (attempt: FailedAttempt) => Promise<ChangedRequest | null>;
   /**
-   * Gives back the leases `owner` holds (graceful shutdown; with `taskIds`, only those tasks': an attempt a
-   * store outage interrupted): its running tasks return to the queue, due at `now`, without counting the
-   * interrupted attempt, so another worker picks them up at once. A task no longer leased to `owner` is
+   * Gives back the leases `owner` holds, itself or through its claims (`<owner>:<claim number>`, see
+   * `heldByOwner`) — graceful shutdown; with `taskIds`, only those tasks': an attempt a store outage
+   * interrupted, by its claim's owner. Its running tasks return to the queue, due at `now`, without counting
+   * the interrupted attempt, so another worker picks them up at once. A task no longer leased to `owner` is
    * left alone.
    *
    * @returns how many tasks were released.

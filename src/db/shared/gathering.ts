@@ -2,6 +2,7 @@
  * What both stores' gathering-task queries share that is not SQL: what a failed attempt writes, the error
  * of a task whose worker kept dying, one completion as a batch of one.
  */
+import { type Column, eq, or, type SQL, sql } from 'drizzle-orm';
 import type { CompletedRequest, FailedAttempt, TaskCompletion } from '../contract/index.js';
 
 /**
@@ -12,6 +13,18 @@ export const leaseExpired = {
   code: 'LEASE_EXPIRED',
   message: 'The worker running this source stopped responding too often.',
 } as const;
+
+/**
+ * Leases held by `owner` itself or by one of its claims, `<owner>:<claim number>` (a worker holds each
+ * claim's leases as an owner of its own, issue 48): `lease_owner` equal to `owner`, or starting with
+ * `owner:`. A claim's owner matches only itself, since no owner is a claim of a claim.
+ */
+export function heldByOwner(leaseOwner: Column, owner: string): SQL {
+  return or(
+    eq(leaseOwner, owner),
+    sql`substr(${leaseOwner}, 1, ${owner.length + 1}) = ${`${owner}:`}`,
+  ) as SQL;
+}
 
 /**
  * The columns a failed attempt writes on its task (fenced by the lease where it is written): with

@@ -4,7 +4,7 @@
  * keep concurrent workers safe.
  */
 import { and, asc, eq, inArray, min, sql } from 'drizzle-orm';
-import { failedAttemptChanges } from '../../shared/gathering.js';
+import { failedAttemptChanges, heldByOwner } from '../../shared/gathering.js';
 import type { PostgresDb } from '../client.js';
 import type { Op } from '../operation.js';
 import { gatheringTasks } from '../schema/index.js';
@@ -83,7 +83,7 @@ export const failTaskAttempt: Op<'failTaskAttempt'> = async (db, attempt) => {
 export const releaseTasks: Op<'releaseTasks'> = async (db, owner, now, taskIds) => {
   const t = gatheringTasks;
   const held = and(
-    eq(t.leaseOwner, owner),
+    heldByOwner(t.leaseOwner, owner),
     eq(t.status, 'running'),
     taskIds ? inArray(t.id, [...taskIds]) : undefined,
   );

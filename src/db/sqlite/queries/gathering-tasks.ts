@@ -5,7 +5,7 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { requestChangeEvents } from '../../shared/events.js';
-import { failedAttemptChanges } from '../../shared/gathering.js';
+import { failedAttemptChanges, heldByOwner } from '../../shared/gathering.js';
 import type { Op } from '../operation.js';
 import { preparedQuery } from '../prepared.js';
 import { gatheringTasks } from '../schema/index.js';
@@ -52,7 +52,7 @@ export const releaseTasks: Op<'releaseTasks'> = async (db, owner, now, taskIds) 
     })
     .where(
       and(
-        eq(t.leaseOwner, owner),
+        heldByOwner(t.leaseOwner, owner),
         eq(t.status, 'running'),
         taskIds ? inArray(t.id, [...taskIds]) : undefined,
       ),
