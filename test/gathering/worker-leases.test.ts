@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Services } from '../../src/context.js';
 import { DependencyUnavailableError } from '../../src/errors.js';
 import { createCatalogSource } from '../../src/gathering/sources/catalog.js';
-import { GatheringWorker } from '../../src/gathering/worker.js';
+import type { SourceAdapter } from '../../src/gathering/sources/types.js';
+import { GatheringWorker, type GatheringWorkerOptions } from '../../src/gathering/worker.js';
 import { createServices } from '../../src/server/services.js';
 import { tempDatabasePath, testConfig } from '../helpers/app.js';
 import { requestAtExampleAddress } from '../helpers/gathering.js';
@@ -16,6 +17,32 @@ import { storedRows } from '../helpers/store.js';
  */
 
 const LEASE_MS = 10_000;
+
+/** An attempt that runs until its worker stops it. */
+const untilStopped = (signal: AbortSignal): Promise<never> =>
+  new Promise((_, reject) => {
+    signal.addEventListener('abort', () => reject(signal.reason));
+  });
+
+/** A worker of 8 slots on `db` whose catalogue sources answer with `fetchOffers`. */
+function leaseWorker(
+  db: GatheringWorkerOptions['db'],
+  clock: GatheringWorkerOptions['clock'],
+  logger: GatheringWorkerOptions['logger'],
+  fetchOffers: SourceAdapter['fetchOffers'],
+): GatheringWorker {
+  return new GatheringWorker({
+    db,
+    logger,
+    clock,
+    adapters: new Map([['catalog', { type: 'catalog', fetchOffers }]]),
+    concurrency: 8,
+    leaseMs: LEASE_MS,
+    maxAttempts: 3,
+    onChanges: () => {},
+    idlePollMs: 3_600_000,
+  });
+}
 
 describe('the gathering worker’s leases, one owner per claim', () => {
   let services: Services;
@@ -45,8 +72,8 @@ describe('the gathering worker’s leases, one owner per claim', () => {
       openGiveBack = resolve;
     });
     const releases: number[] = [];
-    worker = new GatheringWorker({
-      db: {
+    worker = leaseWorker(
+      {
         ...services.db,
         ping: async () => storeUp,
         claimTasks: async (options) => {
@@ -61,35 +88,20 @@ describe('the gathering worker’s leases, one owner per claim', () => {
           return released;
         },
       },
-      logger: services.logger,
-      clock: { now: () => new Date(now) },
-      adapters: new Map([
-        [
-          'catalog',
-          {
-            type: 'catalog',
-            async fetchOffers(query) {
-              if (query.source.key !== 'colt') return catalog.fetchOffers(query);
-              coltCalls += 1;
-              if (coltCalls === 1) {
-                // The store goes down under the first attempt (a catalogue source reads it).
-                storeUp = false;
-                throw new DependencyUnavailableError('store');
-              }
-              // Later attempts run until the worker stops.
-              return new Promise((_, reject) => {
-                query.signal.addEventListener('abort', () => reject(query.signal.reason));
-              });
-            },
-          },
-        ],
-      ]),
-      concurrency: 8,
-      leaseMs: LEASE_MS,
-      maxAttempts: 3,
-      onChanges: () => {},
-      idlePollMs: 3_600_000,
-    });
+      { now: () => new Date(now) },
+      services.logger,
+      async (query) => {
+        if (query.source.key !== 'colt') return catalog.fetchOffers(query);
+        coltCalls += 1;
+        if (coltCalls === 1) {
+          // The store goes down under the first attempt (a catalogue source reads it).
+          storeUp = false;
+          throw new DependencyUnavailableError('store');
+        }
+        // Later attempts run until the worker stops.
+        return untilStopped(query.signal);
+      },
+    );
     worker.start();
     await vi.waitFor(() => expect([coltCalls, storeUp]).toEqual([1, false]));
     // The outage outlasts the lease; when the store is back the worker looks at the queue again.
@@ -119,30 +131,10 @@ describe('the gathering worker’s leases, one owner per claim', () => {
   it('when the worker stops with attempts of two claims under way, then it gives back the leases of both, the attempts not counted', async () => {
     const first = await requestAtExampleAddress(services, 'LSA');
     const calls: string[] = [];
-    worker = new GatheringWorker({
-      db: services.db,
-      logger: services.logger,
-      clock: services.clock,
-      adapters: new Map([
-        [
-          'catalog',
-          {
-            type: 'catalog',
-            // Every attempt runs until the worker stops.
-            async fetchOffers(query) {
-              calls.push(query.request.id);
-              return new Promise((_, reject) => {
-                query.signal.addEventListener('abort', () => reject(query.signal.reason));
-              });
-            },
-          },
-        ],
-      ]),
-      concurrency: 8,
-      leaseMs: LEASE_MS,
-      maxAttempts: 3,
-      onChanges: () => {},
-      idlePollMs: 3_600_000,
+    // Every attempt runs until the worker stops.
+    worker = leaseWorker(services.db, services.clock, services.logger, async (query) => {
+      calls.push(query.request.id);
+      return untilStopped(query.signal);
     });
     worker.start();
     await vi.waitFor(() => expect(calls).toHaveLength(7));
