@@ -41,6 +41,9 @@ export const graphqlListQuery = `query BenchList {
   }
 }`;
 
+/** The request body of {@link graphqlListQuery}. */
+const graphqlListBody = JSON.stringify({ query: graphqlListQuery });
+
 /** What a scenario loads: one request shape per side, after checking both answer alike. */
 interface PreparedLoads {
   baseline: HttpLoad;
@@ -108,39 +111,38 @@ async function prepareRestList(
  * REST page (on the baseline server) against the GraphQL list (on the gateway).
  */
 async function prepareGraphqlList(servers: RunningServers): Promise<PreparedLoads> {
-  const body = JSON.stringify({ query: graphqlListQuery });
-  const headers = { ...auth(servers), 'content-type': 'application/json' };
   const [gateway, raw] = await Promise.all([
-    fetchText(`${servers.gateway.url}/graphql`, { method: 'POST', headers, body }),
+    graphqlPage(servers.gateway, auth(servers)),
     fetchText(`${servers.raw.url}${listPath}`),
   ]);
-  strictEqual(
-    gateway.status,
-    200,
-    `gateway GraphQL answered ${gateway.status}: ${gateway.text.slice(0, 500)}`,
-  );
-  assertGraphqlMatchesRest(gateway.text, raw.text);
-  const expected = gateway.text;
+  assertGraphqlMatchesRest(gateway, raw.text);
   return {
     baseline: listLoad(servers),
     subject: {
       method: 'POST',
       path: '/graphql',
       headers: auth(servers),
-      bodies: [body],
-      verifyBody: (b) => b === expected,
+      bodies: [graphqlListBody],
+      verifyBody: (b) => b === gateway,
     },
   };
 }
 
-/** The gateway's GraphQL answer to {@link graphqlListQuery}, as text. */
-async function gatewayGraphqlPage(servers: RunningServers): Promise<string> {
-  const answer = await fetchText(`${servers.gateway.url}/graphql`, {
+/**
+ * `server`'s answer to {@link graphqlListQuery} (with `headers`, e.g. the gateway's token), as text.
+ * @throws AssertionError when it is not a 200.
+ */
+async function graphqlPage(server: ServerProcess, headers: Record<string, string> = {}): Promise<string> {
+  const answer = await fetchText(`${server.url}/graphql`, {
     method: 'POST',
-    headers: { ...auth(servers), 'content-type': 'application/json' },
-    body: JSON.stringify({ query: graphqlListQuery }),
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: graphqlListBody,
   });
-  strictEqual(answer.status, 200, `gateway GraphQL answered ${answer.status}: ${answer.text.slice(0, 500)}`);
+  strictEqual(
+    answer.status,
+    200,
+    `${server.url}/graphql answered ${answer.status}: ${answer.text.slice(0, 500)}`,
+  );
   return answer.text;
 }
 
@@ -268,24 +270,19 @@ const specs: HttpScenarioSpec[] = [
     subject: 'yoga-list',
     baseline: 'gateway',
     prepare: async (servers, subject) => {
-      const body = JSON.stringify({ query: graphqlListQuery });
       const [gateway, floor] = await Promise.all([
-        fetchText(`${servers.gateway.url}/graphql`, {
-          method: 'POST',
-          headers: { ...auth(servers), 'content-type': 'application/json' },
-          body,
-        }),
-        fetchText(`${subject.url}/graphql`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body,
-        }),
+        graphqlPage(servers.gateway, auth(servers)),
+        graphqlPage(subject),
       ]);
-      strictEqual(floor.status, 200, `stock Yoga answered ${floor.status}: ${floor.text.slice(0, 500)}`);
-      assertSameText('GraphQL list page', floor.text, gateway.text);
+      assertSameText('GraphQL list page', floor, gateway);
       return {
         baseline: listLoad(servers),
-        subject: { method: 'POST', path: '/graphql', bodies: [body], verifyBody: (b) => b === gateway.text },
+        subject: {
+          method: 'POST',
+          path: '/graphql',
+          bodies: [graphqlListBody],
+          verifyBody: (b) => b === gateway,
+        },
       };
     },
   },
@@ -375,7 +372,7 @@ async function runSpec(
     spec.subject === 'yoga'
       ? await pool.yogaServer()
       : spec.subject === 'yoga-list'
-        ? await pool.yogaListServer(await gatewayGraphqlPage(servers))
+        ? await pool.yogaListServer(await graphqlPage(servers.gateway, auth(servers)))
         : servers.gateway;
   const baseline =
     spec.baseline === 'scan'

@@ -1,6 +1,6 @@
 /**
- * What both stores' gathering-task queries share that is not SQL: what a failed attempt writes, the error
- * of a task whose worker kept dying, one completion as a batch of one.
+ * What both stores' gathering-task queries share: what a failed attempt writes, the error of a task whose
+ * worker kept dying, the leases of a worker and its claims (`heldByOwner`), one completion as a batch of one.
  */
 import { type Column, eq, or, type SQL, sql } from 'drizzle-orm';
 import type { CompletedRequest, FailedAttempt, TaskCompletion } from '../contract/index.js';
