@@ -19,15 +19,15 @@ import { autoNumber } from '../resolvers/customers.js';
 import type { Pagination } from '../resolvers/pagination.js';
 import { outcomeSource, productSourceOf } from '../resolvers/product-sources.js';
 import { quoteTotals } from '../resolvers/quotes.js';
+import { isoSeconds } from '../timestamps.js';
 
 /**
  * ISO 8601 with an explicit UTC offset, to the second (`2026-11-22T10:04:50+00:00`), as the contract's
  * "ISO 8601 timestamp with UTC offset".
  */
 export function isoTimestamp(date: Date): string {
-  // `toISOString` always ends in `.sssZ` (ECMA-262 Date Time String Format); slicing it off costs less than
-  // a regular expression, and a list page formats a few of these per row.
-  return `${date.toISOString().slice(0, -5)}+00:00`;
+  // A list page formats two of these per row: `isoSeconds` costs a tenth of `toISOString` (issue 50).
+  return isoSeconds(date);
 }
 
 /** The contract's "Address record". */

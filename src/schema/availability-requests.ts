@@ -64,7 +64,7 @@ const AvailabilityRequestFilters = builder
   .implement({
     description: 'The filters a request applies; every list is empty when that filter was not given.',
     fields: (t) => ({
-      bandwidths: t.field({ type: [Bandwidth], resolve: (f) => f.bandwidths }),
+      bandwidths: t.expose('bandwidths', { type: [Bandwidth] }),
       networks: t.exposeStringList('networks'),
       contractTerms: t.exposeIntList('contractTerms', { description: 'Months.' }),
       connectionTypes: t.exposeStringList('connectionTypes'),

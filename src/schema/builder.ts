@@ -3,6 +3,7 @@ import RelayPlugin from '@pothos/plugin-relay';
 import { GraphQLError, Kind } from 'graphql';
 import type { Context } from '../context.js';
 import { type IdKind, idKind } from '../ids.js';
+import { isoString } from '../timestamps.js';
 
 /** GraphQL object types that are Relay nodes, by the id kind whose prefix names them. */
 const nodeTypeByIdKind: Partial<Record<IdKind, string>> = {
@@ -63,7 +64,7 @@ const isoDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d
 
 builder.scalarType('DateTime', {
   description: 'An ISO 8601 timestamp in UTC, e.g. `2026-11-22T10:04:50.123Z`.',
-  serialize: (date) => date.toISOString(),
+  serialize: isoString,
   parseValue: parseDateTime,
   parseLiteral: (node) => parseDateTime(node.kind === Kind.STRING ? node.value : undefined),
 });

@@ -1,4 +1,5 @@
 import { builder } from './builder.js';
+import { withPlainFields } from './plain-fields.js';
 import './authentication.js';
 import './availability-options.js';
 import './availability-requests.js';
@@ -10,4 +11,4 @@ import './quotes.js';
 import './sources.js';
 
 /** The executable GraphQL schema. */
-export const schema = builder.toSchema({ sortSchema: true });
+export const schema = withPlainFields(builder.toSchema({ sortSchema: true }));
