@@ -29,12 +29,14 @@ export interface WalCheckpoints {
  * SQLite checkpoints on commit by default: the transaction that grows the WAL past 1000 pages copies
  * them into the database file and syncs it before it returns, so every few batch creates one request
  * waits several milliseconds more (`npm run bench`, rest-create-100). Here a worker thread with its own
- * connection runs a PASSIVE checkpoint every `intervalMs`; once it is running, the service's connection
- * stops checkpointing (`wal_autocheckpoint = 0`). When the thread cannot start or fails later, the
+ * connection runs a PASSIVE checkpoint every `intervalMs`, and a RESTART one after it once the WAL holds
+ * more than `journalSizeLimitBytes`, so that the WAL starts over under writes without pause (PASSIVE alone
+ * let it grow to 580 MB in ten seconds of batch creates; see `wal-checkpoint-worker.mjs`); once it is
+ * running, the service's connection stops checkpointing (`wal_autocheckpoint = 0`). When the thread cannot start or fails later, the
  * connection checkpoints again as before, and the failure is logged — writes never depend on the thread.
  *
  * Both connections keep the WAL file at most `journalSizeLimitBytes` once it has been checkpointed
- * (`journal_size_limit`).
+ * (`journal_size_limit`), and that is the size past which it is made to start over.
  *
  * @param db the service's connection to `path` (a file; `:memory:` has no WAL).
  */

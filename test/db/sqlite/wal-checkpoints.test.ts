@@ -61,6 +61,22 @@ describe('startWalCheckpoints', () => {
     expect(lines).toEqual([]);
   });
 
+  it('when the service writes without pause, then the WAL starts over once past the size limit instead of growing', async () => {
+    const { logger, lines } = recordingLogger();
+    const limit = 1024 * 1024;
+    checkpoints = startWalCheckpoints(db, path, { logger, intervalMs: 10, journalSizeLimitBytes: limit });
+    expect(await checkpoints.started).toBe(true);
+    // 40 MB of rows in 2,000 transactions, each right after the last (a turn of the event loop between).
+    for (let n = 0; n < 2000; n++) {
+      writePages(db, 5);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(db.$client.prepare('select count(*) from filler').pluck().get()).toBe(10_000);
+    // Bounded: a few times the limit at most (the frames written while a round ran), not the 40 MB written.
+    expect(statSync(`${path}-wal`).size).toBeLessThan(8 * limit);
+    expect(lines).toEqual([]);
+  });
+
   it('when it stops, then the connection checkpoints on commit again and nothing is logged', async () => {
     const { logger, lines } = recordingLogger();
     checkpoints = startWalCheckpoints(db, path, { logger, intervalMs: 20 });
