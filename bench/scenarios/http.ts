@@ -177,8 +177,19 @@ function createSpec(size: number): HttpScenarioSpec {
   return {
     id: `rest-create-${size}`,
     title: `REST POST /availability-requests, ${size} NL addresses per request, ${WRITE_CONNECTIONS} connections`,
-    target: size === 100 ? 'gateway p99 < 50 ms' : 'none in issue 8 (reference for rest-create-100)',
-    ...(size === 100 ? { goals: [{ metric: 'gatewayP99Ms', atMost: 50 }] } : {}),
+    // Issue 50's targets, ratios within one run, in place of issue 8's absolute "p99 < 50 ms".
+    target:
+      size === 100
+        ? 'gateway ≥ 0.8 × the raw ceiling (throughput ratio), p99 ≤ 1.2 × the ceiling’s'
+        : 'none (reference for rest-create-100)',
+    ...(size === 100
+      ? {
+          goals: [
+            { metric: 'throughputRatio', atLeast: 0.8 },
+            { metric: 'p99Ratio', atMost: 1.2 },
+          ],
+        }
+      : {}),
     baselineLabel: 'raw node:http + better-sqlite3 (1 tx)',
     subjectLabel: 'gateway REST',
     subject: 'gateway',
@@ -359,6 +370,13 @@ function postgresSpecs(): HttpScenarioSpec[] {
       baselineLabel: spec.baselineLabel
         .replace('better-sqlite3 (1 tx)', 'pg, unnest inserts (1 tx)')
         .replace('better-sqlite3', 'pg'),
+      // On PostgreSQL issue 50 asks of the creates a p99 within 1.5 × the ceiling's (never met so far).
+      ...(spec.id === 'rest-create-100'
+        ? {
+            target: 'gateway p99 ≤ 1.5 × the raw node-postgres ceiling’s',
+            goals: [{ metric: 'p99Ratio' as const, atMost: 1.5 }],
+          }
+        : {}),
     }));
 }
 
