@@ -38,8 +38,6 @@ function open() {
     db.pragma(`journal_size_limit = ${journalSizeLimitBytes}`);
     // A checkpoint copies pages without keeping them: the smallest page cache SQLite allows.
     db.pragma('cache_size = 1');
-    // How long a RESTART checkpoint waits for the service's write in progress before it gives up (ms).
-    db.pragma('busy_timeout = 50');
     return db;
   } catch (error) {
     failed(error);
@@ -48,21 +46,23 @@ function open() {
 }
 
 /**
- * One round: a PASSIVE checkpoint, and when the WAL holds more than `journalSizeLimitBytes` of frames, a
- * RESTART one after it, which makes the next write start the WAL over.
+ * One round: a PASSIVE checkpoint; when the WAL then still holds more than `journalSizeLimitBytes` of
+ * frames, the service is asked (`walLarge`) to finish the checkpoint on its own connection.
  *
  * PASSIVE alone never lets the WAL start over while the service writes without pause (a burst of batch
- * creates, the worker's completions): each copies the frames committed before it, more are appended
- * meanwhile, and SQLite only starts a WAL over once every frame was copied. The WAL then grows without end —
+ * creates, the worker's completions): each round copies the frames committed before it, more are appended
+ * meanwhile, and SQLite starts a WAL over only once every frame was copied. The WAL then grows without end —
  * 580 MB in ten seconds of `rest-create-100` (`npm run bench`, issue 50) — and every page read of the
- * service searches a wal-index that grows with it. RESTART copies what the PASSIVE round left (little), then
- * holds off writers until it is done: a write waits a moment on its busy timeout, once per
- * `journalSizeLimitBytes` of WAL. It gives up on its own short busy timeout when a write holds on.
+ * service searches a wal-index that grows with it. The service's connection, between two of its own writes,
+ * copies the little this round left and lets its next write start the WAL over. (A RESTART checkpoint here
+ * would do the same while holding off the service's writes, whose busy handler then sleeps whole
+ * milliseconds: it doubled the creates' p99.)
  * @param {Database.Database} db
  */
 function checkpoint(db) {
   const [passive] = /** @type {{ log: number }[]} */ (db.pragma('wal_checkpoint(PASSIVE)'));
-  if (passive && passive.log * pageSize >= journalSizeLimitBytes) db.pragma('wal_checkpoint(RESTART)');
+  if (passive && passive.log * pageSize >= journalSizeLimitBytes)
+    port?.postMessage(/** @type {WalCheckpointWorkerMessage} */ ({ type: 'walLarge' }));
 }
 
 const db = open();

@@ -9,8 +9,15 @@ export interface WalCheckpointWorkerData {
   journalSizeLimitBytes: number;
 }
 
-/** Messages the thread posts: `ready` once its connection is open, `failed` when it cannot go on. */
-export type WalCheckpointWorkerMessage = { type: 'ready' } | { type: 'failed'; message: string };
+/**
+ * Messages the thread posts: `ready` once its connection is open, `failed` when it cannot go on,
+ * `walLarge` when the WAL holds more than the size limit after its checkpoint (the service's connection
+ * then finishes the checkpoint, so that its next write starts the WAL over).
+ */
+export type WalCheckpointWorkerMessage =
+  | { type: 'ready' }
+  | { type: 'failed'; message: string }
+  | { type: 'walLarge' };
 
 /** SQLite's default `wal_autocheckpoint`, in pages: what the service's connection goes back to. */
 const inlineCheckpointPages = 1000;
@@ -29,10 +36,12 @@ export interface WalCheckpoints {
  * SQLite checkpoints on commit by default: the transaction that grows the WAL past 1000 pages copies
  * them into the database file and syncs it before it returns, so every few batch creates one request
  * waits several milliseconds more (`npm run bench`, rest-create-100). Here a worker thread with its own
- * connection runs a PASSIVE checkpoint every `intervalMs`, and a RESTART one after it once the WAL holds
- * more than `journalSizeLimitBytes`, so that the WAL starts over under writes without pause (PASSIVE alone
- * let it grow to 580 MB in ten seconds of batch creates; see `wal-checkpoint-worker.mjs`); once it is
- * running, the service's connection stops checkpointing (`wal_autocheckpoint = 0`). When the thread cannot start or fails later, the
+ * connection runs a PASSIVE checkpoint every `intervalMs`; once it is running, the service's connection
+ * stops checkpointing on commit (`wal_autocheckpoint = 0`). When the WAL still holds more than
+ * `journalSizeLimitBytes` after the thread's checkpoint, the service's connection runs one PASSIVE
+ * checkpoint itself, between two of its writes: it copies the little the thread left, and its next write
+ * starts the WAL over — under writes without pause, the thread's checkpoints alone let the WAL grow without
+ * end (580 MB in ten seconds of batch creates; see `wal-checkpoint-worker.mjs`). When the thread cannot start or fails later, the
  * connection checkpoints again as before, and the failure is logged — writes never depend on the thread.
  *
  * Both connections keep the WAL file at most `journalSizeLimitBytes` once it has been checkpointed
@@ -82,6 +91,14 @@ export function startWalCheckpoints(
       if (stopping || !db.$client.open) return;
       db.$client.pragma('wal_autocheckpoint = 0');
       settle(true);
+    } else if (message.type === 'walLarge') {
+      if (stopping || !db.$client.open) return;
+      try {
+        db.$client.pragma('wal_checkpoint(PASSIVE)');
+      } catch (error) {
+        // The thread asks again after its next round; the WAL only stays longer.
+        logger.warn({ err: error, path }, 'WAL checkpoint on the connection failed');
+      }
     } else {
       fail(message.message);
       void worker.terminate();
