@@ -36,12 +36,9 @@ const INWARD_CODE_LENGTH = 3;
  *   and uppercased only. Never throws for bad input.
  */
 export function compactPostalCode(countryCode: string, value: string): string {
-  let compact = value.trim().toUpperCase();
-  const format = isCountryCode(countryCode) ? postalCodeFormat(countryCode) : null;
-  for (const character of format?.redundantCharacters ?? []) {
-    compact = compact.split(character).join('');
-  }
-  return compact;
+  const compact = value.trim().toUpperCase();
+  const redundant = isCountryCode(countryCode) ? postalCodeFormat(countryCode)?.redundantPattern : null;
+  return redundant ? compact.replace(redundant, '') : compact;
 }
 
 /**

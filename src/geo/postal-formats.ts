@@ -16,6 +16,8 @@ export interface PostalCodeFormat {
   readonly regex: RegExp;
   /** Characters removed before matching, e.g. `[" ", "-"]`. */
   readonly redundantCharacters: readonly string[];
+  /** `redundantCharacters` as one global character class (`/[ \-]/g`), null when there are none. */
+  readonly redundantPattern: RegExp | null;
 }
 
 interface CountryEntry {
@@ -98,6 +100,11 @@ function buildFormat(fileName: string): PostalCodeFormat {
     pattern,
     regex: new RegExp(pattern),
     redundantCharacters: Object.freeze([...file.RedundantCharacters]),
+    redundantPattern:
+      file.RedundantCharacters.length === 0
+        ? null
+        : // Within a character class only `\`, `]`, `^` and `-` need escaping.
+          new RegExp(`[${file.RedundantCharacters.replace(/[\\\]^-]/g, '\\$&')}]`, 'g'),
   });
 }
 
