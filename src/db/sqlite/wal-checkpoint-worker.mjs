@@ -16,7 +16,9 @@ import Database from 'better-sqlite3';
 
 const port = parentPort;
 if (!port) throw new Error('wal-checkpoint-worker runs only as a worker thread');
-const { path, intervalMs, journalSizeLimitBytes } = /** @type {WalCheckpointWorkerData} */ (workerData);
+const { path, intervalMs, journalSizeLimitBytes, walRestartBytes } = /** @type {WalCheckpointWorkerData} */ (
+  workerData
+);
 
 /**
  * Reports a failure the service can log, and ends the thread. (SQLite's errors lose their message when
@@ -46,7 +48,7 @@ function open() {
 }
 
 /**
- * One round: a PASSIVE checkpoint; when the WAL then still holds more than `journalSizeLimitBytes` of
+ * One round: a PASSIVE checkpoint; when the WAL then still holds more than `walRestartBytes` of
  * frames, the service is asked (`walLarge`) to finish the checkpoint on its own connection.
  *
  * PASSIVE alone never lets the WAL start over while the service writes without pause (a burst of batch
@@ -61,7 +63,7 @@ function open() {
  */
 function checkpoint(db) {
   const [passive] = /** @type {{ log: number }[]} */ (db.pragma('wal_checkpoint(PASSIVE)'));
-  if (passive && passive.log * pageSize >= journalSizeLimitBytes)
+  if (passive && passive.log * pageSize >= walRestartBytes)
     port?.postMessage(/** @type {WalCheckpointWorkerMessage} */ ({ type: 'walLarge' }));
 }
 

@@ -7,6 +7,8 @@ export interface WalCheckpointWorkerData {
   path: string;
   intervalMs: number;
   journalSizeLimitBytes: number;
+  /** WAL size past which the service's connection finishes a checkpoint (`walLarge`). */
+  walRestartBytes: number;
 }
 
 /**
@@ -38,10 +40,12 @@ export interface WalCheckpoints {
  * waits several milliseconds more (`npm run bench`, rest-create-100). Here a worker thread with its own
  * connection runs a PASSIVE checkpoint every `intervalMs`; once it is running, the service's connection
  * stops checkpointing on commit (`wal_autocheckpoint = 0`). When the WAL still holds more than
- * `journalSizeLimitBytes` after the thread's checkpoint, the service's connection runs one PASSIVE
- * checkpoint itself, between two of its writes: it copies the little the thread left, and its next write
- * starts the WAL over — under writes without pause, the thread's checkpoints alone let the WAL grow without
- * end (580 MB in ten seconds of batch creates; see `wal-checkpoint-worker.mjs`). When the thread cannot start or fails later, the
+ * `walRestartBytes` (default four times `journalSizeLimitBytes`, 256 MB) after the thread's checkpoint, the
+ * service's connection runs one PASSIVE checkpoint itself, between two of its writes: it copies what the
+ * thread left and syncs the file, and its next write starts the WAL over — under writes without pause, the
+ * thread's checkpoints alone let the WAL grow without end (580 MB in ten seconds of batch creates; see
+ * `wal-checkpoint-worker.mjs`). That checkpoint holds up the event loop for the copy and the sync: at 64 MB
+ * it came every second of `rest-create-100` and raised its p99, at 256 MB it is four times rarer. When the thread cannot start or fails later, the
  * connection checkpoints again as before, and the failure is logged — writes never depend on the thread.
  *
  * Both connections keep the WAL file at most `journalSizeLimitBytes` once it has been checkpointed
@@ -52,7 +56,7 @@ export interface WalCheckpoints {
 export function startWalCheckpoints(
   db: SqliteDb,
   path: string,
-  options: { logger: Logger; intervalMs?: number; journalSizeLimitBytes?: number },
+  options: { logger: Logger; intervalMs?: number; journalSizeLimitBytes?: number; walRestartBytes?: number },
 ): WalCheckpoints {
   const { logger } = options;
   const journalSizeLimitBytes = options.journalSizeLimitBytes ?? 64 * 1024 * 1024;
@@ -61,6 +65,7 @@ export function startWalCheckpoints(
     path,
     intervalMs: options.intervalMs ?? 200,
     journalSizeLimitBytes,
+    walRestartBytes: options.walRestartBytes ?? 4 * journalSizeLimitBytes,
   };
   const worker = new Worker(new URL('./wal-checkpoint-worker.mjs', import.meta.url), {
     workerData: data,

@@ -64,7 +64,12 @@ describe('startWalCheckpoints', () => {
   it('when the service writes without pause, then the WAL starts over once past the size limit instead of growing', async () => {
     const { logger, lines } = recordingLogger();
     const limit = 1024 * 1024;
-    checkpoints = startWalCheckpoints(db, path, { logger, intervalMs: 10, journalSizeLimitBytes: limit });
+    checkpoints = startWalCheckpoints(db, path, {
+      logger,
+      intervalMs: 10,
+      journalSizeLimitBytes: limit,
+      walRestartBytes: limit,
+    });
     expect(await checkpoints.started).toBe(true);
     // 40 MB of rows in 2,000 transactions, each right after the last (a turn of the event loop between).
     for (let n = 0; n < 2000; n++) {
