@@ -45,11 +45,12 @@ export interface WalCheckpoints {
  * thread left and syncs the file, and its next write starts the WAL over — under writes without pause, the
  * thread's checkpoints alone let the WAL grow without end (580 MB in ten seconds of batch creates; see
  * `wal-checkpoint-worker.mjs`). That checkpoint holds up the event loop for the copy and the sync: at 64 MB
- * it came every second of `rest-create-100` and raised its p99, at 256 MB it is four times rarer. When the thread cannot start or fails later, the
- * connection checkpoints again as before, and the failure is logged — writes never depend on the thread.
+ * it came every second of `rest-create-100` and raised its p99, at 256 MB it is four times rarer. When the
+ * thread cannot start or fails later, the connection checkpoints again as before, and the failure is
+ * logged — writes never depend on the thread.
  *
- * Both connections keep the WAL file at most `journalSizeLimitBytes` once it has been checkpointed
- * (`journal_size_limit`), and that is the size past which it is made to start over.
+ * Both connections truncate the WAL file to `journalSizeLimitBytes` once it has started over
+ * (`journal_size_limit`).
  *
  * @param db the service's connection to `path` (a file; `:memory:` has no WAL).
  */
