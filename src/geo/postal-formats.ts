@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
  * A country's postal code format, derived from postal-codes-js.
  *
  * The pattern applies to the *compact* form of a postal code: trimmed,
- * uppercased, with `redundantCharacters` removed (this is how postal-codes-js
+ * uppercased, with the characters of `redundantPattern` removed (this is how postal-codes-js
  * itself validates). Unlike the library, which compiles its patterns with the
  * `i` flag, `pattern` is meant to be used without flags on that uppercase form,
  * so it can be published as-is in field descriptors.
@@ -14,9 +14,10 @@ export interface PostalCodeFormat {
   readonly pattern: string;
   /** `pattern`, compiled without flags. */
   readonly regex: RegExp;
-  /** Characters removed before matching, e.g. `[" ", "-"]`. */
-  readonly redundantCharacters: readonly string[];
-  /** `redundantCharacters` as one global character class (`/[ \-]/g`), null when there are none. */
+  /**
+   * The characters removed before matching (postal-codes-js's `RedundantCharacters`, e.g. a space and a
+   * hyphen) as one global character class, `/[ \-]/g`; null when there are none.
+   */
   readonly redundantPattern: RegExp | null;
 }
 
@@ -99,7 +100,6 @@ function buildFormat(fileName: string): PostalCodeFormat {
   return Object.freeze({
     pattern,
     regex: new RegExp(pattern),
-    redundantCharacters: Object.freeze([...file.RedundantCharacters]),
     redundantPattern:
       file.RedundantCharacters.length === 0
         ? null
